@@ -1,0 +1,169 @@
+//! The registry of every configuration key: its path, type, default and documentation.
+//!
+//! This table is the single source of truth: validation (unknown keys, types, ranges), the JSON
+//! Schema in `docs/config.schema.json`, the reference page `docs/reference/config.md`,
+//! `flashsched config show` and `--set` all read it, so a key cannot exist in one and not the others.
+
+/// What kind of value a key holds, and how it is written.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// An integer within `[min, max]`.
+    Int { min: i64, max: i64 },
+    /// A floating-point number within `[min, max]`.
+    Float { min: f64, max: f64 },
+    Bool,
+    /// Free text (a path, a name).
+    Str,
+    /// One of a fixed list of names.
+    Enum(&'static [&'static str]),
+    /// A duration with a unit, `"600us"`; resolved to nanoseconds.
+    Duration,
+    /// A size with a unit, `"4KiB"`, or a plain integer of bytes; resolved to bytes.
+    Size,
+    /// A transfer rate with a unit, `"333MT/s"`; resolved to transfers per second.
+    Rate,
+}
+
+impl Kind {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Kind::Int { .. } => "integer",
+            Kind::Float { .. } => "number",
+            Kind::Bool => "boolean",
+            Kind::Str => "string",
+            Kind::Enum(_) => "name",
+            Kind::Duration => "duration",
+            Kind::Size => "size",
+            Kind::Rate => "rate",
+        }
+    }
+}
+
+/// One configuration key.
+#[derive(Debug, Clone, Copy)]
+pub struct KeySpec {
+    /// Dotted path, `device.geometry.channels`.
+    pub path: &'static str,
+    pub kind: Kind,
+    /// The default as a TOML literal (`8`, `"600us"`, `false`).
+    pub default: &'static str,
+    /// What the key means, with its unit and formula where it has one.
+    pub doc: &'static str,
+}
+
+const fn k(path: &'static str, kind: Kind, default: &'static str, doc: &'static str) -> KeySpec {
+    KeySpec { path, kind, default, doc }
+}
+
+const U32: i64 = u32::MAX as i64;
+
+/// The 24 orders in which static allocation stripes consecutive logical pages over the parallel
+/// units, fastest-varying level first (C = channel, W = way/chip, D = die, P = plane), as in
+/// MQSim's `Flash_Plane_Allocation_Scheme_Type` and SSDSim's `static_allocation` modes.
+pub const ALLOCATION_ORDERS: &[&str] = &[
+    "CWDP", "CWPD", "CDWP", "CDPW", "CPWD", "CPDW", "WCDP", "WCPD", "WDCP", "WDPC", "WPCD", "WPDC",
+    "DCWP", "DCPW", "DWCP", "DWPC", "DPCW", "DPWC", "PCWD", "PCDW", "PWCD", "PWDC", "PDCW", "PDWC",
+];
+
+pub const TRACE_FORMATS: &[&str] = &["auto", "msr", "spc", "blkparse", "disksim", "mqsim", "fio"];
+
+pub static KEYS: &[KeySpec] = &[
+    k("name", Kind::Str, "\"flashsched\"", "A label for the run; becomes `jobs[0].jobname` in the JSON output."),
+    k("preset", Kind::Str, "\"\"", "Start from this preset (`vios2016`, `bench8x8`, ...) before applying the rest of the file. Empty: the built-in defaults."),
+    k("seed", Kind::Int { min: 0, max: i64::MAX }, "42", "Seed of every random stream in the run. Each component draws from its own stream derived from this seed and its name, so adding a component does not perturb the others."),
+    // --- device geometry
+    k("device.geometry.channels", Kind::Int { min: 1, max: 1024 }, "8", "Number of channels (independent buses between controller and flash)."),
+    k("device.geometry.chips_per_channel", Kind::Int { min: 1, max: 256 }, "8", "Chips (ways) sharing one channel."),
+    k("device.geometry.dies_per_chip", Kind::Int { min: 1, max: 64 }, "2", "Dies per chip. A die is the parallel unit: it executes one array operation at a time."),
+    k("device.geometry.planes_per_die", Kind::Int { min: 1, max: 64 }, "4", "Planes per die. Each plane has its own blocks and active block; multi-plane commands are not modelled, so planes of a die take turns."),
+    k("device.geometry.blocks_per_plane", Kind::Int { min: 2, max: 1 << 24 }, "2048", "Erase blocks per plane."),
+    k("device.geometry.pages_per_block", Kind::Int { min: 1, max: 65535 }, "64", "Pages per erase block."),
+    k("device.geometry.page_size", Kind::Size, "\"4KiB\"", "Flash page size (bytes; a multiple of 512). Also the unit of mapping: the FTL maps whole pages."),
+    // --- device timing
+    k("device.timing.read", Kind::Duration, "\"50us\"", "Array read time tR: sensing a page into the page register (ns)."),
+    k("device.timing.program", Kind::Duration, "\"600us\"", "Array program time tPROG of one page (ns)."),
+    k("device.timing.erase", Kind::Duration, "\"1.5ms\"", "Block erase time tBERS (ns)."),
+    k("device.timing.command", Kind::Duration, "\"0ns\"", "Bus time of the command and address cycles of one flash command (ns); added to every bus transfer that starts an operation."),
+    k("device.timing.ecc", Kind::Duration, "\"0ns\"", "ECC decode time per page read, spent in the controller after the data-out transfer; occupies neither die nor channel (ns)."),
+    k("device.channel.width_bits", Kind::Int { min: 8, max: 64 }, "8", "Channel bus width in bits (a multiple of 8)."),
+    k("device.channel.rate", Kind::Rate, "\"333MT/s\"", "Channel transfer rate. Transfer time of n bytes = ceil(n / (width_bits/8) / rate) (ns)."),
+    // --- FTL
+    k("ftl.overprovisioning", Kind::Float { min: 0.0, max: 0.9 }, "0.07", "Over-provisioning as a fraction of physical capacity: logical pages = floor(physical pages x (1 - overprovisioning)), rounded down to a multiple of the number of planes. Note MQSim#49: this is (T-U)/T, not (T-U)/U."),
+    k("ftl.allocation.scheme", Kind::Enum(&["static"]), "\"static\"", "Page allocation: `static` fixes each logical page's plane by `ftl.allocation.order`."),
+    k("ftl.allocation.order", Kind::Enum(ALLOCATION_ORDERS), "\"CWDP\"", "Static striping order, fastest-varying level first (C channel, W chip, D die, P plane). CWDP: channel = lpn mod C, chip = (lpn / C) mod W, ..."),
+    k("ftl.gc.policy", Kind::Enum(&["greedy"]), "\"greedy\"", "Victim selection: `greedy` takes the block with the most invalid pages in the plane (ties: lowest block index)."),
+    k("ftl.gc.threshold", Kind::Float { min: 0.0, max: 0.5 }, "0.05", "GC starts in a plane when its free blocks fall below max(2, ceil(threshold x blocks_per_plane)). One free block is always kept for GC's own writes."),
+    k("ftl.gc.copyback", Kind::Bool, "false", "Move valid pages inside the die (copyback) instead of reading them out over the channel and writing them back in."),
+    k("ftl.unmapped_reads", Kind::Enum(&["flash", "skip"]), "\"flash\"", "A read of a logical page that was never written: `flash` reads the page static allocation would have placed it on (full flash timing, the SSDSim/MQSim convention of assuming the data was written before the trace); `skip` completes it without touching flash. Either way they are counted in `ssd.host_reads_unmapped`."),
+    k("ftl.precondition.fill", Kind::Float { min: 0.0, max: 1.0 }, "0.0", "Before the run, write this fraction of the logical space (untimed)."),
+    k("ftl.precondition.order", Kind::Enum(&["sequential", "random"]), "\"sequential\"", "Order of the preconditioning fill: logical pages 0.. in order, or a seeded random permutation."),
+    k("ftl.precondition.overwrites", Kind::Float { min: 0.0, max: 100.0 }, "0.0", "After the fill, overwrite uniformly random filled pages this many times the number of filled pages, with GC (untimed): brings the drive to steady state before measuring."),
+    k("ftl.precondition.pe_cycles", Kind::Int { min: 0, max: U32 }, "0", "Age every block to this erase count before the run (wear stage)."),
+    // --- policies
+    k("host.scheduler", Kind::Enum(&["fifo"]), "\"fifo\"", "Host block-layer scheduler: the order in which whole requests are released to the device."),
+    k("host.queue_depth", Kind::Int { min: 1, max: 1 << 24 }, "32", "Device queue depth: how many host requests may be outstanding in the device at once. Requests beyond it wait in the host scheduler."),
+    k("hil.scheduler", Kind::Enum(&["fifo"]), "\"fifo\"", "Device queue (host interface logic) policy: the order in which a request's page-sized sub-requests are handed to the per-chip queues."),
+    k("tsu.scheduler", Kind::Enum(&["fcfs"]), "\"fcfs\"", "Transaction scheduler of each chip: which queued flash transaction an idle die runs next."),
+    // --- workload
+    k("workload.kind", Kind::Enum(&["none", "trace", "synthetic"]), "\"none\"", "Where host requests come from: a trace file or the synthetic generator."),
+    k("workload.trace.path", Kind::Str, "\"\"", "Trace file; `.gz` and `.zst` are decompressed on the fly."),
+    k("workload.trace.format", Kind::Enum(TRACE_FORMATS), "\"auto\"", "Trace format; `auto` detects it from the first lines (see docs/reference/traces.md)."),
+    k("workload.trace.device", Kind::Int { min: -1, max: i64::MAX }, "-1", "Replay only this volume: MSR DiskNumber, SPC ASU, DiskSim/MQSim device number, blkparse minor number; -1 replays all."),
+    k("workload.trace.blkparse_action", Kind::Enum(&["Q", "D"]), "\"Q\"", "blkparse: which event is a request: Q (queued) or D (issued to the driver)."),
+    k("workload.time_scale", Kind::Float { min: 1e-9, max: 1e9 }, "1.0", "Multiply every arrival time by this factor: 0.5 replays twice as fast."),
+    k("workload.max_requests", Kind::Int { min: 0, max: i64::MAX }, "0", "Stop after this many requests (after skip); 0: no limit."),
+    k("workload.skip", Kind::Int { min: 0, max: i64::MAX }, "0", "Drop this many requests from the start of the workload (not replayed at all)."),
+    k("workload.warmup", Kind::Int { min: 0, max: i64::MAX }, "0", "Replay this many requests first without measuring them; statistics and device counters start after them."),
+    k("workload.fold", Kind::Enum(&["modulo", "error"]), "\"modulo\"", "Addresses beyond the drive's logical capacity: `modulo` folds each page number into the logical space (lpn mod logical_pages); `error` stops with the trace line."),
+    k("workload.synthetic.requests", Kind::Int { min: 1, max: i64::MAX }, "100000", "Number of requests the generator emits."),
+    k("workload.synthetic.read_ratio", Kind::Float { min: 0.0, max: 1.0 }, "0.3", "Probability that a request is a read."),
+    k("workload.synthetic.arrival", Kind::Enum(&["poisson", "fixed", "onoff"]), "\"poisson\"", "Arrival process: Poisson, fixed gaps, or bursty on/off (Poisson during on periods, silent during off periods)."),
+    k("workload.synthetic.interarrival", Kind::Duration, "\"200us\"", "Mean gap between arrivals (during on periods for `onoff`)."),
+    k("workload.synthetic.on_time", Kind::Duration, "\"10ms\"", "`onoff`: length of a burst."),
+    k("workload.synthetic.off_time", Kind::Duration, "\"40ms\"", "`onoff`: length of a silence."),
+    k("workload.synthetic.address", Kind::Enum(&["uniform", "zipf", "hotcold", "sequential"]), "\"uniform\"", "Address distribution over `range`, in units of `align`."),
+    k("workload.synthetic.range", Kind::Size, "0", "Size of the address range requests fall into (bytes); 0 means the drive's whole logical capacity."),
+    k("workload.synthetic.align", Kind::Size, "\"4KiB\"", "Alignment of offsets and granularity of sizes (bytes)."),
+    k("workload.synthetic.zipf_theta", Kind::Float { min: 0.0, max: 10.0 }, "0.99", "`zipf`: skew exponent; slot ranks are shuffled over the range so hot data is not all at the start."),
+    k("workload.synthetic.hot_fraction", Kind::Float { min: 0.0, max: 1.0 }, "0.2", "`hotcold`: fraction of the range that is hot."),
+    k("workload.synthetic.hot_traffic", Kind::Float { min: 0.0, max: 1.0 }, "0.8", "`hotcold`: fraction of requests that go to the hot part."),
+    k("workload.synthetic.sequential_run", Kind::Int { min: 1, max: i64::MAX }, "16", "`sequential`: requests per run before jumping to a new uniform random offset."),
+    k("workload.synthetic.size_dist", Kind::Enum(&["uniform", "fixed"]), "\"uniform\"", "Request sizes: uniform over the multiples of `align` in [size_min, size_max], or always size_min."),
+    k("workload.synthetic.size_min", Kind::Size, "\"4KiB\"", "Smallest request (bytes)."),
+    k("workload.synthetic.size_max", Kind::Size, "\"64KiB\"", "Largest request (bytes)."),
+    // --- statistics
+    k("stats.interval", Kind::Duration, "\"0ns\"", "Window of the interval statistics (JSON Lines); 0 disables them."),
+];
+
+pub fn find(path: &str) -> Option<&'static KeySpec> {
+    KEYS.iter().find(|k| k.path == path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_unique_and_leaves() {
+        for (i, a) in KEYS.iter().enumerate() {
+            for b in &KEYS[i + 1..] {
+                assert_ne!(a.path, b.path);
+                assert!(!b.path.starts_with(&format!("{}.", a.path)), "{} is a prefix of {}", a.path, b.path);
+                assert!(!a.path.starts_with(&format!("{}.", b.path)), "{} is a prefix of {}", b.path, a.path);
+            }
+        }
+    }
+
+    #[test]
+    fn all_24_orders() {
+        let mut v: Vec<&str> = ALLOCATION_ORDERS.to_vec();
+        v.sort();
+        v.dedup();
+        assert_eq!(v.len(), 24);
+        for o in v {
+            let mut c: Vec<char> = o.chars().collect();
+            c.sort();
+            assert_eq!(c, vec!['C', 'D', 'P', 'W']);
+        }
+    }
+}

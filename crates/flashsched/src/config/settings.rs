@@ -1,0 +1,586 @@
+//! The second layer: validated settings, with integers in nanoseconds and bytes and every default
+//! applied. The engine reads only this.
+
+use std::collections::BTreeMap;
+
+use super::error::{ConfigError, ConfigErrors};
+use super::keys::{self, Kind, KEYS};
+use super::options::{did_you_mean, Entry, Options};
+use crate::units;
+
+/// A resolved value of one key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    /// Nanoseconds.
+    Duration(u64),
+    /// Bytes.
+    Size(u64),
+    /// Transfers per second.
+    Rate(u64),
+}
+
+impl Resolved {
+    /// Render back as a TOML literal with units, for `config show` and the JSON output.
+    pub fn to_toml_literal(&self) -> String {
+        match self {
+            Resolved::Int(i) => i.to_string(),
+            Resolved::Float(f) => {
+                let s = format!("{f}");
+                if s.contains('.') || s.contains('e') || s.contains("inf") || s.contains("NaN") { s } else { format!("{s}.0") }
+            }
+            Resolved::Bool(b) => b.to_string(),
+            Resolved::Str(s) => format!("{s:?}"),
+            Resolved::Duration(ns) => format!("\"{}\"", units::format_duration_ns(*ns)),
+            Resolved::Size(b) => format!("\"{}\"", units::format_size(*b)),
+            Resolved::Rate(r) => format!("\"{}\"", units::format_rate(*r)),
+        }
+    }
+    /// Plain text without quotes, for flat tables.
+    pub fn to_plain(&self) -> String {
+        match self {
+            Resolved::Str(s) => s.clone(),
+            other => other.to_toml_literal().trim_matches('"').to_string(),
+        }
+    }
+}
+
+/// Every key with its resolved value and origin (`default` when the user did not set it).
+#[derive(Debug, Clone)]
+pub struct ResolvedMap {
+    pub values: BTreeMap<&'static str, (Resolved, String)>,
+}
+
+impl ResolvedMap {
+    pub fn resolve(options: &Options) -> Result<Self, ConfigErrors> {
+        let mut errors = ConfigErrors::default();
+        let mut values = BTreeMap::new();
+        for spec in KEYS {
+            let default_entry;
+            let entry: &Entry = match options.get(spec.path) {
+                Some(e) => e,
+                None => {
+                    default_entry = Entry { value: super::options::parse_scalar(spec.default), origin: "default".into() };
+                    &default_entry
+                }
+            };
+            match convert(spec.kind, &entry.value) {
+                Ok(r) => {
+                    values.insert(spec.path, (r, entry.origin.clone()));
+                }
+                Err(msg) => errors.push(ConfigError::new(spec.path, &entry.origin, msg)),
+            }
+        }
+        errors.into_result(ResolvedMap { values })
+    }
+
+    fn get(&self, path: &str) -> &Resolved {
+        &self.values.get(path).unwrap_or_else(|| panic!("no config key {path}")).0
+    }
+    pub fn origin(&self, path: &str) -> &str {
+        &self.values[path].1
+    }
+    pub fn int(&self, path: &str) -> i64 {
+        match self.get(path) { Resolved::Int(i) => *i, r => panic!("{path} is {r:?}") }
+    }
+    pub fn float(&self, path: &str) -> f64 {
+        match self.get(path) { Resolved::Float(f) => *f, r => panic!("{path} is {r:?}") }
+    }
+    pub fn bool(&self, path: &str) -> bool {
+        match self.get(path) { Resolved::Bool(b) => *b, r => panic!("{path} is {r:?}") }
+    }
+    pub fn str(&self, path: &str) -> &str {
+        match self.get(path) { Resolved::Str(s) => s, r => panic!("{path} is {r:?}") }
+    }
+    pub fn ns(&self, path: &str) -> u64 {
+        match self.get(path) { Resolved::Duration(d) => *d, r => panic!("{path} is {r:?}") }
+    }
+    pub fn bytes(&self, path: &str) -> u64 {
+        match self.get(path) { Resolved::Size(b) => *b, r => panic!("{path} is {r:?}") }
+    }
+    pub fn rate(&self, path: &str) -> u64 {
+        match self.get(path) { Resolved::Rate(r) => *r, r => panic!("{path} is {r:?}") }
+    }
+
+    /// The resolved configuration as a TOML document with units, grouped by section.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::new();
+        let mut section = "";
+        for spec in KEYS {
+            let (sec, key) = spec.path.rsplit_once('.').unwrap_or(("", spec.path));
+            if sec != section {
+                out.push_str(&format!("\n[{sec}]\n"));
+                section = sec;
+            }
+            let (v, origin) = &self.values[spec.path];
+            let note = if origin == "default" { String::new() } else { format!("  # from {origin}") };
+            out.push_str(&format!("{key} = {}{note}\n", v.to_toml_literal()));
+        }
+        out.trim_start().to_string()
+    }
+}
+
+fn convert(kind: Kind, v: &toml::Value) -> Result<Resolved, String> {
+    use toml::Value as V;
+    let got = || describe(v);
+    match kind {
+        Kind::Int { min, max } => {
+            let i = match v {
+                V::Integer(i) => *i,
+                V::Float(f) if f.fract() == 0.0 => *f as i64,
+                _ => return Err(format!("expected an integer, got {}", got())),
+            };
+            if i < min {
+                return Err(format!("must be at least {min} (got {i})"));
+            }
+            if i > max {
+                return Err(format!("must be at most {max} (got {i})"));
+            }
+            Ok(Resolved::Int(i))
+        }
+        Kind::Float { min, max } => {
+            let f = match v {
+                V::Integer(i) => *i as f64,
+                V::Float(f) => *f,
+                _ => return Err(format!("expected a number, got {}", got())),
+            };
+            if !(f >= min && f <= max) {
+                return Err(format!("must be between {min} and {max} (got {f})"));
+            }
+            Ok(Resolved::Float(f))
+        }
+        Kind::Bool => match v {
+            V::Boolean(b) => Ok(Resolved::Bool(*b)),
+            _ => Err(format!("expected true or false, got {}", got())),
+        },
+        Kind::Str => match v {
+            V::String(s) => Ok(Resolved::Str(s.clone())),
+            _ => Err(format!("expected a string, got {}", got())),
+        },
+        Kind::Enum(names) => match v {
+            V::String(s) if names.contains(&s.as_str()) => Ok(Resolved::Str(s.clone())),
+            V::String(s) => Err(format!("unknown value \"{s}\"{} (one of: {})", did_you_mean(s, names), names.join(", "))),
+            _ => Err(format!("expected one of {}, got {}", names.join(", "), got())),
+        },
+        Kind::Duration => match v {
+            V::String(s) => units::parse_duration_ns(s).map(Resolved::Duration),
+            V::Integer(0) => Ok(Resolved::Duration(0)),
+            _ => Err(format!("expected a duration with a unit such as \"600us\", got {}", got())),
+        },
+        Kind::Size => match v {
+            V::String(s) => units::parse_size_bytes(s).map(Resolved::Size),
+            V::Integer(i) if *i >= 0 => Ok(Resolved::Size(*i as u64)),
+            _ => Err(format!("expected a size such as \"4KiB\", got {}", got())),
+        },
+        Kind::Rate => match v {
+            V::String(s) => units::parse_rate_per_s(s).map(Resolved::Rate),
+            _ => Err(format!("expected a rate such as \"333MT/s\", got {}", got())),
+        },
+    }
+}
+
+fn describe(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("\"{s}\""),
+        toml::Value::Table(_) => "a table".into(),
+        toml::Value::Array(_) => "a list".into(),
+        other => other.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed settings
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Geometry {
+    pub channels: u32,
+    pub chips_per_channel: u32,
+    pub dies_per_chip: u32,
+    pub planes_per_die: u32,
+    pub blocks_per_plane: u32,
+    pub pages_per_block: u32,
+    pub page_size: u32,
+}
+
+impl Geometry {
+    pub fn chips(&self) -> u32 { self.channels * self.chips_per_channel }
+    pub fn dies(&self) -> u32 { self.chips() * self.dies_per_chip }
+    pub fn planes(&self) -> u32 { self.dies() * self.planes_per_die }
+    pub fn blocks(&self) -> u64 { self.planes() as u64 * self.blocks_per_plane as u64 }
+    pub fn pages(&self) -> u64 { self.blocks() * self.pages_per_block as u64 }
+    pub fn pages_per_plane(&self) -> u64 { self.blocks_per_plane as u64 * self.pages_per_block as u64 }
+    pub fn capacity_bytes(&self) -> u64 { self.pages() * self.page_size as u64 }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timing {
+    pub read_ns: u64,
+    pub program_ns: u64,
+    pub erase_ns: u64,
+    pub command_ns: u64,
+    pub ecc_ns: u64,
+    pub channel_bytes_per_transfer: u32,
+    pub channel_rate_per_s: u64,
+}
+
+impl Timing {
+    /// Bus time of `bytes` of data, without the command overhead: ceil(bytes / width / rate).
+    pub fn transfer_ns(&self, bytes: u64) -> u64 {
+        let num = bytes as u128 * 1_000_000_000u128;
+        let den = self.channel_bytes_per_transfer as u128 * self.channel_rate_per_s as u128;
+        num.div_ceil(den) as u64
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Precondition {
+    pub fill: f64,
+    pub random_order: bool,
+    pub overwrites: f64,
+    pub pe_cycles: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FtlSettings {
+    pub overprovisioning: f64,
+    pub allocation_scheme: String,
+    /// Levels fastest-varying first, as indices 0=C 1=W 2=D 3=P.
+    pub allocation_order: [u8; 4],
+    pub allocation_order_name: String,
+    pub gc_policy: String,
+    pub gc_threshold: f64,
+    pub gc_copyback: bool,
+    pub unmapped_reads_skip: bool,
+    pub precondition: Precondition,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceFormat { Auto, Msr, Spc, Blkparse, Disksim, Mqsim, Fio }
+
+impl TraceFormat {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "auto" => Self::Auto,
+            "msr" => Self::Msr,
+            "spc" => Self::Spc,
+            "blkparse" => Self::Blkparse,
+            "disksim" => Self::Disksim,
+            "mqsim" => Self::Mqsim,
+            "fio" => Self::Fio,
+            _ => return None,
+        })
+    }
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Msr => "msr",
+            Self::Spc => "spc",
+            Self::Blkparse => "blkparse",
+            Self::Disksim => "disksim",
+            Self::Mqsim => "mqsim",
+            Self::Fio => "fio",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceSettings {
+    pub path: String,
+    pub format: TraceFormat,
+    pub device: Option<u64>,
+    pub blkparse_action: char,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SyntheticSettings {
+    pub requests: u64,
+    pub read_ratio: f64,
+    pub arrival: String,
+    pub interarrival_ns: u64,
+    pub on_ns: u64,
+    pub off_ns: u64,
+    pub address: String,
+    pub range_bytes: u64,
+    pub align_bytes: u64,
+    pub zipf_theta: f64,
+    pub hot_fraction: f64,
+    pub hot_traffic: f64,
+    pub sequential_run: u64,
+    pub size_fixed: bool,
+    pub size_min: u64,
+    pub size_max: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadSettings {
+    pub kind: String,
+    pub trace: TraceSettings,
+    pub synthetic: SyntheticSettings,
+    pub time_scale: f64,
+    pub max_requests: u64,
+    pub skip: u64,
+    pub warmup: u64,
+    pub fold_modulo: bool,
+}
+
+/// Everything a run needs, validated.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub name: String,
+    pub seed: u64,
+    pub geometry: Geometry,
+    pub timing: Timing,
+    pub ftl: FtlSettings,
+    pub host_scheduler: String,
+    pub queue_depth: u32,
+    pub hil_scheduler: String,
+    pub tsu_scheduler: String,
+    pub workload: WorkloadSettings,
+    pub stats_interval_ns: u64,
+    /// The resolved key/value map this was built from (for `config show` and the JSON output).
+    pub resolved: ResolvedMap,
+}
+
+impl Settings {
+    pub fn from_options(options: &Options) -> Result<Settings, ConfigErrors> {
+        let r = ResolvedMap::resolve(options)?;
+        let mut errors = ConfigErrors::default();
+        let mut err = |path: &str, msg: String| errors.push(ConfigError::new(path, r.origin(path), msg));
+
+        let geometry = Geometry {
+            channels: r.int("device.geometry.channels") as u32,
+            chips_per_channel: r.int("device.geometry.chips_per_channel") as u32,
+            dies_per_chip: r.int("device.geometry.dies_per_chip") as u32,
+            planes_per_die: r.int("device.geometry.planes_per_die") as u32,
+            blocks_per_plane: r.int("device.geometry.blocks_per_plane") as u32,
+            pages_per_block: r.int("device.geometry.pages_per_block") as u32,
+            page_size: r.bytes("device.geometry.page_size").min(u32::MAX as u64) as u32,
+        };
+        let ps = r.bytes("device.geometry.page_size");
+        if ps == 0 || ps % 512 != 0 || ps > (1 << 20) {
+            err("device.geometry.page_size", format!("must be a positive multiple of 512 bytes, at most 1MiB (got {ps})"));
+        }
+        // Physical page numbers are u32 throughout (half the memory of u64 on the hot path).
+        let total_pages = geometry.channels as u128
+            * geometry.chips_per_channel as u128
+            * geometry.dies_per_chip as u128
+            * geometry.planes_per_die as u128
+            * geometry.blocks_per_plane as u128
+            * geometry.pages_per_block as u128;
+        if total_pages >= u32::MAX as u128 {
+            err("device.geometry", format!("the drive has {total_pages} pages; at most {} are supported (use larger pages or fewer blocks)", u32::MAX - 1));
+        }
+        let width = r.int("device.channel.width_bits");
+        if width % 8 != 0 {
+            err("device.channel.width_bits", format!("must be a multiple of 8 (got {width})"));
+        }
+        let rate = r.rate("device.channel.rate");
+        if rate == 0 {
+            err("device.channel.rate", "must be positive".into());
+        }
+        let timing = Timing {
+            read_ns: r.ns("device.timing.read"),
+            program_ns: r.ns("device.timing.program"),
+            erase_ns: r.ns("device.timing.erase"),
+            command_ns: r.ns("device.timing.command"),
+            ecc_ns: r.ns("device.timing.ecc"),
+            channel_bytes_per_transfer: (width / 8).max(1) as u32,
+            channel_rate_per_s: rate.max(1),
+        };
+        for p in ["device.timing.read", "device.timing.program", "device.timing.erase"] {
+            if r.ns(p) == 0 {
+                err(p, "must be positive".into());
+            }
+        }
+
+        let order_name = r.str("ftl.allocation.order").to_string();
+        let mut allocation_order = [0u8; 4];
+        for (i, c) in order_name.chars().enumerate().take(4) {
+            allocation_order[i] = match c { 'C' => 0, 'W' => 1, 'D' => 2, _ => 3 };
+        }
+        let op = r.float("ftl.overprovisioning");
+        let gc_threshold = r.float("ftl.gc.threshold");
+        let fill = r.float("ftl.precondition.fill");
+        let overwrites = r.float("ftl.precondition.overwrites");
+        if overwrites > 0.0 && fill == 0.0 {
+            err("ftl.precondition.overwrites", "needs ftl.precondition.fill > 0: only filled pages are overwritten".into());
+        }
+        let ftl = FtlSettings {
+            overprovisioning: op,
+            allocation_scheme: r.str("ftl.allocation.scheme").to_string(),
+            allocation_order,
+            allocation_order_name: order_name,
+            gc_policy: r.str("ftl.gc.policy").to_string(),
+            gc_threshold,
+            gc_copyback: r.bool("ftl.gc.copyback"),
+            unmapped_reads_skip: r.str("ftl.unmapped_reads") == "skip",
+            precondition: Precondition {
+                fill,
+                random_order: r.str("ftl.precondition.order") == "random",
+                overwrites,
+                pe_cycles: r.int("ftl.precondition.pe_cycles") as u32,
+            },
+        };
+        // GC needs at least one spare block per plane beyond the logical data, or it cannot make
+        // progress: check that over-provisioning leaves more than the GC floor.
+        if total_pages < u32::MAX as u128 && ps > 0 {
+            let bpp = geometry.blocks_per_plane as f64;
+            let spare_blocks = bpp * op;
+            let floor = gc_floor_blocks(gc_threshold, geometry.blocks_per_plane) as f64;
+            if spare_blocks < floor + 1.0 {
+                err(
+                    "ftl.overprovisioning",
+                    format!(
+                        "leaves {spare_blocks:.1} spare blocks per plane, but GC needs more than its free-block floor of {floor} (ftl.gc.threshold); raise over-provisioning or lower the threshold"
+                    ),
+                );
+            }
+        }
+
+        let device = r.int("workload.trace.device");
+        let synthetic = SyntheticSettings {
+            requests: r.int("workload.synthetic.requests") as u64,
+            read_ratio: r.float("workload.synthetic.read_ratio"),
+            arrival: r.str("workload.synthetic.arrival").to_string(),
+            interarrival_ns: r.ns("workload.synthetic.interarrival"),
+            on_ns: r.ns("workload.synthetic.on_time"),
+            off_ns: r.ns("workload.synthetic.off_time"),
+            address: r.str("workload.synthetic.address").to_string(),
+            range_bytes: r.bytes("workload.synthetic.range"),
+            align_bytes: r.bytes("workload.synthetic.align"),
+            zipf_theta: r.float("workload.synthetic.zipf_theta"),
+            hot_fraction: r.float("workload.synthetic.hot_fraction"),
+            hot_traffic: r.float("workload.synthetic.hot_traffic"),
+            sequential_run: r.int("workload.synthetic.sequential_run") as u64,
+            size_fixed: r.str("workload.synthetic.size_dist") == "fixed",
+            size_min: r.bytes("workload.synthetic.size_min"),
+            size_max: r.bytes("workload.synthetic.size_max"),
+        };
+        if synthetic.align_bytes == 0 || synthetic.align_bytes % 512 != 0 {
+            err("workload.synthetic.align", format!("must be a positive multiple of 512 bytes (got {})", synthetic.align_bytes));
+        }
+        if synthetic.size_min == 0 {
+            err("workload.synthetic.size_min", "must be positive".into());
+        }
+        if synthetic.size_max < synthetic.size_min {
+            err("workload.synthetic.size_max", format!("must be at least size_min ({} < {})", synthetic.size_max, synthetic.size_min));
+        }
+        if synthetic.size_max > u32::MAX as u64 {
+            err("workload.synthetic.size_max", "must be below 4GiB".into());
+        }
+        let kind = r.str("workload.kind").to_string();
+        let path = r.str("workload.trace.path").to_string();
+        if kind == "trace" && path.is_empty() {
+            err("workload.trace.path", "workload.kind is \"trace\" but no trace file is given".into());
+        }
+        if kind == "synthetic" && synthetic.arrival != "fixed" && synthetic.interarrival_ns == 0 {
+            err("workload.synthetic.interarrival", "must be positive for random arrivals".into());
+        }
+        let workload = WorkloadSettings {
+            kind,
+            trace: TraceSettings {
+                path,
+                format: TraceFormat::parse(r.str("workload.trace.format")).unwrap_or(TraceFormat::Auto),
+                device: if device < 0 { None } else { Some(device as u64) },
+                blkparse_action: r.str("workload.trace.blkparse_action").chars().next().unwrap_or('Q'),
+            },
+            synthetic,
+            time_scale: r.float("workload.time_scale"),
+            max_requests: r.int("workload.max_requests") as u64,
+            skip: r.int("workload.skip") as u64,
+            warmup: r.int("workload.warmup") as u64,
+            fold_modulo: r.str("workload.fold") == "modulo",
+        };
+        let settings = Settings {
+            name: r.str("name").to_string(),
+            seed: r.int("seed") as u64,
+            geometry,
+            timing,
+            ftl,
+            host_scheduler: r.str("host.scheduler").to_string(),
+            queue_depth: r.int("host.queue_depth") as u32,
+            hil_scheduler: r.str("hil.scheduler").to_string(),
+            tsu_scheduler: r.str("tsu.scheduler").to_string(),
+            workload,
+            stats_interval_ns: r.ns("stats.interval"),
+            resolved: r.clone(),
+        };
+        errors.into_result(settings)
+    }
+
+    /// Logical pages the host can address: physical pages less over-provisioning, rounded down to
+    /// a multiple of the number of planes so static allocation gives every plane the same share.
+    pub fn logical_pages(&self) -> u64 {
+        let phys = self.geometry.pages();
+        let planes = self.geometry.planes() as u64;
+        let l = (phys as f64 * (1.0 - self.ftl.overprovisioning)).floor() as u64;
+        (l / planes) * planes
+    }
+
+    pub fn logical_bytes(&self) -> u64 {
+        self.logical_pages() * self.geometry.page_size as u64
+    }
+
+    /// Free blocks per plane below which GC runs.
+    pub fn gc_floor_blocks(&self) -> u32 {
+        gc_floor_blocks(self.ftl.gc_threshold, self.geometry.blocks_per_plane)
+    }
+}
+
+/// max(2, ceil(threshold x blocks_per_plane)): at least one block for GC's own writes plus one.
+pub fn gc_floor_blocks(threshold: f64, blocks_per_plane: u32) -> u32 {
+    ((threshold * blocks_per_plane as f64).ceil() as u32).max(2)
+}
+
+/// All key paths, for completion and suggestions.
+pub fn key_paths() -> Vec<&'static str> {
+    keys::KEYS.iter().map(|k| k.path).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_resolve() {
+        let s = Settings::from_options(&Options::new()).unwrap();
+        assert_eq!(s.geometry.channels, 8);
+        assert_eq!(s.timing.program_ns, 600_000);
+        assert_eq!(s.timing.transfer_ns(4096), 12_301); // ceil(4096 / 333e6 s)
+    }
+
+    #[test]
+    fn every_problem_at_once_with_paths() {
+        let mut o = Options::new();
+        o.merge_toml_str(
+            "[device.geometry]\nchannels = 0\npage_size = \"1000B\"\n[device.timing]\nread = 50\n[ftl]\noverprovisioning = 2.0\n",
+            "bad.toml",
+            0,
+        )
+        .unwrap();
+        let e = Settings::from_options(&o).unwrap_err();
+        let s = e.to_string();
+        assert!(s.contains("bad.toml: device.geometry.channels: must be at least 1 (got 0)"), "{s}");
+        assert!(s.contains("device.timing.read"), "{s}");
+        assert!(s.contains("ftl.overprovisioning"), "{s}");
+        assert!(e.0.len() >= 3, "{s}");
+    }
+
+    #[test]
+    fn enum_typo_suggests() {
+        let mut o = Options::new();
+        o.set("ftl.allocation.order=CWPP").unwrap();
+        let s = Settings::from_options(&o).unwrap_err().to_string();
+        assert!(s.contains("did you mean"), "{s}");
+    }
+
+    #[test]
+    fn logical_pages_divisible_by_planes() {
+        let s = Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap();
+        assert_eq!(s.logical_pages() % s.geometry.planes() as u64, 0);
+        assert!(s.logical_pages() < s.geometry.pages());
+    }
+}

@@ -1,0 +1,24 @@
+//! Page allocation: which plane a logical page's write goes to. One policy per file.
+
+mod static_order;
+
+pub use static_order::StaticOrder;
+
+use crate::config::Settings;
+use crate::nand::Layout;
+
+/// Chooses the plane for a write of `lpn`. The page inside the plane is the next free page of the
+/// plane's active block (NAND programs pages of a block in order), chosen when the program starts.
+pub trait PageAllocator: Send {
+    fn name(&self) -> &'static str;
+    fn plane_for_write(&mut self, lpn: u64) -> u32;
+    /// Where a never-written page would have been placed (for reads of unmapped pages).
+    fn home_plane(&self, lpn: u64) -> u32;
+}
+
+pub fn build(s: &Settings, layout: Layout) -> Box<dyn PageAllocator> {
+    match s.ftl.allocation_scheme.as_str() {
+        "static" => Box::new(StaticOrder::new(layout, s.ftl.allocation_order)),
+        other => unreachable!("allocation scheme {other} passed validation"),
+    }
+}

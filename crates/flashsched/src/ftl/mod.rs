@@ -1,0 +1,428 @@
+//! The page-level FTL's state: logical-to-physical mapping, per-block valid bitmaps and counts,
+//! write pointers, erase counts, and each plane's active block and free blocks.
+//!
+//! This module is untimed bookkeeping. The simulator decides *when* a program, a GC move or an
+//! erase happens and calls in here at that moment; preconditioning calls the same functions with no
+//! time at all. Its invariants ([`Ftl::check_invariants`]) are property-tested.
+
+pub mod alloc;
+pub mod gc;
+mod mapping;
+pub mod precondition;
+
+use std::collections::VecDeque;
+
+use crate::nand::{Layout, Lpn, Ppn, NONE};
+pub use mapping::L2p;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    /// Erased, in the plane's free pool.
+    Free = 0,
+    /// The plane's write frontier: pages are programmed here in order.
+    Active = 1,
+    /// Every page programmed; a GC candidate.
+    Full = 2,
+    /// Chosen by GC; its valid pages are being moved, then it is erased.
+    Victim = 3,
+}
+
+/// Who is asking for a page: host writes may not take a plane's last free block, which is kept so
+/// that GC can always move pages and make progress.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writer {
+    Host,
+    Gc,
+}
+
+#[derive(Debug, Clone)]
+pub struct PlaneState {
+    pub active: u32,
+    /// Erased blocks, oldest-freed first. Blocks never used yet are handed out from `next_fresh`.
+    free: VecDeque<u32>,
+    next_fresh: u32,
+    pub free_blocks: u32,
+    /// GC in progress in this plane (one victim at a time).
+    pub gc_victim: u32,
+    /// GC moves of the current victim not yet finished.
+    pub gc_pending: u32,
+}
+
+/// Device-wide counters (pages, not bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FtlCounters {
+    pub host_pages_written: u64,
+    pub gc_pages_moved: u64,
+    pub erases: u64,
+    pub gc_invocations: u64,
+    pub trimmed_pages: u64,
+}
+
+pub struct Ftl {
+    pub layout: Layout,
+    pub logical_pages: u64,
+    pub gc_floor: u32,
+    l2p: L2p,
+    /// One bit per physical page: holds the current copy of a logical page.
+    valid_bits: Vec<u64>,
+    valid: Vec<u16>,
+    write_ptr: Vec<u16>,
+    erase_count: Vec<u32>,
+    state: Vec<BlockState>,
+    /// Reverse map per block, allocated when the block is first opened (see `p2l_slot`).
+    p2l_slot: Vec<u32>,
+    p2l: Vec<Lpn>,
+    pub planes: Vec<PlaneState>,
+    pub counters: FtlCounters,
+}
+
+impl Ftl {
+    pub fn new(layout: Layout, logical_pages: u64, gc_floor: u32) -> Self {
+        let blocks = layout.blocks() as usize;
+        let pages = layout.pages() as usize;
+        let planes = (0..layout.planes())
+            .map(|_| PlaneState {
+                active: NONE,
+                free: VecDeque::new(),
+                next_fresh: 0,
+                free_blocks: layout.blocks_per_plane,
+                gc_victim: NONE,
+                gc_pending: 0,
+            })
+            .collect();
+        Ftl {
+            layout,
+            logical_pages,
+            gc_floor,
+            l2p: L2p::new(logical_pages),
+            // vec![0; n] is calloc: untouched pages of a large drive cost no memory or time.
+            valid_bits: vec![0u64; pages.div_ceil(64)],
+            valid: vec![0u16; blocks],
+            write_ptr: vec![0u16; blocks],
+            erase_count: vec![0u32; blocks],
+            state: vec![BlockState::Free; blocks],
+            p2l_slot: vec![NONE; blocks],
+            p2l: Vec::new(),
+            planes,
+            counters: FtlCounters::default(),
+        }
+    }
+
+    // ---- queries
+
+    #[inline]
+    pub fn lookup(&self, lpn: Lpn) -> Option<Ppn> {
+        self.l2p.get(lpn)
+    }
+    #[inline]
+    pub fn is_valid(&self, ppn: Ppn) -> bool {
+        self.valid_bits[(ppn >> 6) as usize] & (1u64 << (ppn & 63)) != 0
+    }
+    #[inline]
+    pub fn valid_count(&self, block: u32) -> u16 {
+        self.valid[block as usize]
+    }
+    #[inline]
+    pub fn block_state(&self, block: u32) -> BlockState {
+        self.state[block as usize]
+    }
+    pub fn erase_count(&self, block: u32) -> u32 {
+        self.erase_count[block as usize]
+    }
+    pub fn erase_counts(&self) -> &[u32] {
+        &self.erase_count
+    }
+    pub fn write_pointer(&self, block: u32) -> u16 {
+        self.write_ptr[block as usize]
+    }
+    pub fn mapped_pages(&self) -> u64 {
+        self.l2p.mapped()
+    }
+    pub fn free_blocks(&self, plane: u32) -> u32 {
+        self.planes[plane as usize].free_blocks
+    }
+    pub fn total_free_blocks(&self) -> u64 {
+        self.planes.iter().map(|p| p.free_blocks as u64).sum()
+    }
+    pub fn min_free_blocks(&self) -> u32 {
+        self.planes.iter().map(|p| p.free_blocks).min().unwrap_or(0)
+    }
+    /// The logical page stored at `ppn` (meaningful only while the page is valid).
+    pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
+        let block = self.layout.block_of(ppn);
+        let slot = self.p2l_slot[block as usize];
+        debug_assert!(slot != NONE);
+        self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize]
+    }
+    /// Valid pages of a block, with the logical page each holds.
+    pub fn valid_pages(&self, block: u32) -> Vec<(Ppn, Lpn)> {
+        let ppb = self.layout.pages_per_block;
+        let first = block * ppb;
+        (first..first + ppb).filter(|&p| self.is_valid(p)).map(|p| (p, self.lpn_at(p))).collect()
+    }
+    /// Bytes of FTL metadata actually allocated (reported in the output).
+    pub fn memory_bytes(&self) -> usize {
+        self.l2p.allocated_bytes()
+            + self.valid_bits.len() * 8
+            + self.valid.len() * 2
+            + self.write_ptr.len() * 2
+            + self.erase_count.len() * 4
+            + self.state.len()
+            + self.p2l_slot.len() * 4
+            + self.p2l.capacity() * 4
+    }
+
+    // ---- aging
+
+    /// Set every block's erase count (preconditioning to a wear stage).
+    pub fn age_all(&mut self, pe_cycles: u32) {
+        self.erase_count.iter_mut().for_each(|e| *e = pe_cycles);
+    }
+
+    // ---- allocation and programming
+
+    /// Reserve the next free page of the plane's active block, opening a free block if needed.
+    /// `None` when a host write would have to take the plane's last free block (reserved for GC),
+    /// or when the plane is completely out of pages.
+    pub fn allocate(&mut self, plane: u32, who: Writer) -> Option<Ppn> {
+        let ppb = self.layout.pages_per_block as u16;
+        let ps = &self.planes[plane as usize];
+        let need_block = ps.active == NONE || self.write_ptr[ps.active as usize] >= ppb;
+        if need_block {
+            let reserve = if who == Writer::Host { 1 } else { 0 };
+            if self.planes[plane as usize].free_blocks <= reserve {
+                return None;
+            }
+            let old = self.planes[plane as usize].active;
+            if old != NONE {
+                self.state[old as usize] = BlockState::Full;
+            }
+            let b = self.take_free_block(plane);
+            self.state[b as usize] = BlockState::Active;
+            self.planes[plane as usize].active = b;
+        }
+        let b = self.planes[plane as usize].active;
+        let page = self.write_ptr[b as usize];
+        self.write_ptr[b as usize] += 1;
+        if self.write_ptr[b as usize] == ppb {
+            // Full now; leave it active until the next allocation so it is not a GC candidate
+            // while its last program may still be in flight.
+        }
+        Some(b * ppb as u32 + page as u32)
+    }
+
+    fn take_free_block(&mut self, plane: u32) -> u32 {
+        let first = self.layout.first_block_of_plane(plane);
+        let bpp = self.layout.blocks_per_plane;
+        let ps = &mut self.planes[plane as usize];
+        let b = if let Some(b) = ps.free.pop_front() {
+            b
+        } else {
+            assert!(ps.next_fresh < bpp, "plane {plane}: free count says a block is free but none is");
+            ps.next_fresh += 1;
+            first + ps.next_fresh - 1
+        };
+        ps.free_blocks -= 1;
+        if self.p2l_slot[b as usize] == NONE {
+            self.p2l_slot[b as usize] = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
+            self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
+        }
+        b
+    }
+
+    /// Record that `lpn` now lives at `ppn` (just allocated): the old copy, if any, becomes invalid.
+    pub fn program(&mut self, lpn: Lpn, ppn: Ppn) {
+        if let Some(old) = self.l2p.set(lpn, ppn) {
+            self.invalidate(old);
+        }
+        let block = self.layout.block_of(ppn);
+        self.valid_bits[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
+        self.valid[block as usize] += 1;
+        let slot = self.p2l_slot[block as usize];
+        self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize] = lpn;
+    }
+
+    fn invalidate(&mut self, ppn: Ppn) {
+        let block = self.layout.block_of(ppn);
+        debug_assert!(self.is_valid(ppn));
+        self.valid_bits[(ppn >> 6) as usize] &= !(1u64 << (ppn & 63));
+        self.valid[block as usize] -= 1;
+    }
+
+    /// Discard a logical page (TRIM): its physical copy becomes invalid. Returns whether it was mapped.
+    pub fn trim(&mut self, lpn: Lpn) -> bool {
+        match self.l2p.set(lpn, NONE) {
+            Some(old) => {
+                self.invalidate(old);
+                self.counters.trimmed_pages += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    // ---- garbage collection
+
+    /// Should GC start in this plane? Free blocks below the floor and no GC already running.
+    #[inline]
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        let ps = &self.planes[plane as usize];
+        ps.free_blocks < self.gc_floor && ps.gc_victim == NONE
+    }
+
+    /// Mark `block` as the plane's GC victim; returns its valid pages to move.
+    pub fn begin_gc(&mut self, plane: u32, block: u32) -> Vec<(Ppn, Lpn)> {
+        assert_eq!(self.state[block as usize], BlockState::Full, "GC victim must be a full block");
+        self.state[block as usize] = BlockState::Victim;
+        let moves = self.valid_pages(block);
+        let ps = &mut self.planes[plane as usize];
+        ps.gc_victim = block;
+        ps.gc_pending = moves.len() as u32;
+        self.counters.gc_invocations += 1;
+        moves
+    }
+
+    /// Is the page at `src` still the current copy of `lpn`? (The host may have overwritten or
+    /// trimmed it since GC chose the victim; then the move is dropped.)
+    #[inline]
+    pub fn still_current(&self, lpn: Lpn, src: Ppn) -> bool {
+        self.l2p.get(lpn) == Some(src)
+    }
+
+    /// A GC move finished (or was dropped); true when the victim has no moves left to wait for.
+    pub fn gc_move_done(&mut self, plane: u32, moved: bool) -> bool {
+        if moved {
+            self.counters.gc_pages_moved += 1;
+        }
+        let ps = &mut self.planes[plane as usize];
+        ps.gc_pending -= 1;
+        ps.gc_pending == 0
+    }
+
+    /// Erase a block: every page free again, erase count + 1, back to the plane's free pool.
+    pub fn erase(&mut self, block: u32) {
+        assert_eq!(self.valid[block as usize], 0, "erasing block {block} with valid pages");
+        let plane = self.layout.plane_of_block(block);
+        let ppb = self.layout.pages_per_block;
+        let first = block * ppb;
+        for w in (first >> 6)..=((first + ppb - 1) >> 6) {
+            // Clear only this block's bits (a word may be shared with a neighbour when ppb < 64).
+            let lo = first.max(w << 6);
+            let hi = (first + ppb).min((w + 1) << 6);
+            let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << (lo & 63) };
+            self.valid_bits[w as usize] &= !mask;
+        }
+        self.write_ptr[block as usize] = 0;
+        self.erase_count[block as usize] += 1;
+        self.state[block as usize] = BlockState::Free;
+        let ps = &mut self.planes[plane as usize];
+        if ps.gc_victim == block {
+            ps.gc_victim = NONE;
+        }
+        ps.free.push_back(block);
+        ps.free_blocks += 1;
+        self.counters.erases += 1;
+    }
+
+    /// Untimed GC of one plane until it is back above the floor (preconditioning, tests).
+    /// Returns false if no block could be reclaimed.
+    pub fn collect_untimed(&mut self, plane: u32, policy: &mut dyn gc::VictimPolicy) -> bool {
+        while self.planes[plane as usize].free_blocks < self.gc_floor {
+            let Some(victim) = policy.select(self, plane) else { return false };
+            for (src, lpn) in self.begin_gc(plane, victim) {
+                let dst = self.allocate(plane, Writer::Gc).expect("GC always has a reserved block");
+                self.program(lpn, dst);
+                let _ = src;
+                self.gc_move_done(plane, true);
+            }
+            self.erase(victim);
+        }
+        true
+    }
+
+    /// Untimed host write (preconditioning): allocate, program, collect as needed.
+    pub fn write_untimed(&mut self, lpn: Lpn, plane: u32, policy: &mut dyn gc::VictimPolicy) -> Result<(), String> {
+        let ppn = match self.allocate(plane, Writer::Host) {
+            Some(p) => p,
+            None => {
+                if !self.collect_untimed(plane, policy) {
+                    return Err(format!("plane {plane} is full of valid data; no block can be reclaimed"));
+                }
+                self.allocate(plane, Writer::Host).ok_or_else(|| format!("plane {plane}: no page after GC"))?
+            }
+        };
+        self.program(lpn, ppn);
+        self.counters.host_pages_written += 1;
+        if self.needs_gc(plane) && !self.collect_untimed(plane, policy) {
+            return Err(format!("plane {plane} is full of valid data; no block can be reclaimed"));
+        }
+        Ok(())
+    }
+
+    /// A cheap check run after every simulation: valid pages add up to mapped pages, and free
+    /// counts to free blocks per plane. [`Ftl::check_invariants`] checks everything.
+    pub fn quick_check(&self) -> Result<(), String> {
+        let valid: u64 = self.valid.iter().map(|&v| v as u64).sum();
+        if valid != self.l2p.mapped() {
+            return Err(format!("{valid} valid pages but {} mapped logical pages", self.l2p.mapped()));
+        }
+        let free = self.state.iter().filter(|&&s| s == BlockState::Free).count() as u64;
+        if free != self.total_free_blocks() {
+            return Err(format!("{free} free blocks but the planes count {}", self.total_free_blocks()));
+        }
+        Ok(())
+    }
+
+    /// Check every FTL invariant; the error names the first one broken.
+    /// - every mapped logical page maps to a valid physical page whose reverse entry points back;
+    /// - the number of valid bits equals the number of mapped pages, and per-block valid counts
+    ///   match the bitmaps;
+    /// - per block, valid + invalid + free pages = pages per block (free = above the write pointer);
+    /// - per plane, the free count matches the blocks in state Free.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let ppb = self.layout.pages_per_block;
+        let mut mapped = 0u64;
+        for (lpn, ppn) in self.l2p.iter() {
+            mapped += 1;
+            if !self.is_valid(ppn) {
+                return Err(format!("lpn {lpn} maps to ppn {ppn}, which is not valid"));
+            }
+            if self.lpn_at(ppn) != lpn {
+                return Err(format!("ppn {ppn} holds lpn {} but lpn {lpn} maps to it", self.lpn_at(ppn)));
+            }
+        }
+        let mut valid_total = 0u64;
+        for b in 0..self.layout.blocks() {
+            let first = b * ppb;
+            let bits = (first..first + ppb).filter(|&p| self.is_valid(p)).count() as u16;
+            if bits != self.valid[b as usize] {
+                return Err(format!("block {b}: valid count {} but {bits} valid bits", self.valid[b as usize]));
+            }
+            let wp = self.write_ptr[b as usize] as u32;
+            if (first + wp..first + ppb).any(|p| self.is_valid(p)) {
+                return Err(format!("block {b}: a page above the write pointer is valid"));
+            }
+            let invalid = wp - bits as u32;
+            let free = ppb - wp;
+            if bits as u32 + invalid + free != ppb {
+                return Err(format!("block {b}: valid + invalid + free != pages per block"));
+            }
+            if self.state[b as usize] == BlockState::Free && wp != 0 {
+                return Err(format!("block {b} is free but has a write pointer of {wp}"));
+            }
+            valid_total += bits as u64;
+        }
+        if valid_total != mapped {
+            return Err(format!("{valid_total} valid pages but {mapped} mapped logical pages"));
+        }
+        for (i, ps) in self.planes.iter().enumerate() {
+            let first = self.layout.first_block_of_plane(i as u32);
+            let free = (first..first + self.layout.blocks_per_plane).filter(|&b| self.state[b as usize] == BlockState::Free).count() as u32;
+            if free != ps.free_blocks {
+                return Err(format!("plane {i}: free count {} but {free} free blocks", ps.free_blocks));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,27 @@
+//! `fifo`: transactions reach the chip queues in the order their requests were split; nothing is
+//! held back. No parameters.
+
+use std::collections::VecDeque;
+
+use super::DeviceQueue;
+use crate::sim::txn::{Txn, TxnId};
+
+#[derive(Default)]
+pub struct Fifo {
+    queue: VecDeque<TxnId>,
+}
+
+impl DeviceQueue for Fifo {
+    fn name(&self) -> &'static str {
+        "fifo"
+    }
+    fn push(&mut self, id: TxnId, _txn: &Txn) {
+        self.queue.push_back(id);
+    }
+    fn pop(&mut self, _txns: &[Txn]) -> Option<TxnId> {
+        self.queue.pop_front()
+    }
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+}

@@ -1,0 +1,788 @@
+//! The simulator: wires the workload, the host scheduler, the device queue, the FTL, the
+//! transaction scheduler and the NAND resources together, and moves requests through them in
+//! simulated time.
+//!
+//! Timing of one flash operation on its die (a die is busy from the moment it starts an operation
+//! until the operation's last step; a channel is busy only during transfers):
+//!
+//! - read: command on the channel (`timing.command`), array read (`timing.read`), data out on the
+//!   channel (bytes / rate), then ECC decoding in the controller (`timing.ecc`, die and channel free);
+//! - program: command + data in on the channel, then the array program (`timing.program`);
+//! - erase: command on the channel, then the array erase (`timing.erase`).
+//!
+//! The channel serves waiting dies first-come, first-served. GC reads, writes and erases are real
+//! operations on the same dies and channels as host I/O.
+
+pub mod txn;
+
+use std::collections::VecDeque;
+
+use crate::config::{Settings, Timing};
+use crate::engine::{EventQueue, Time};
+use crate::ftl::{self, alloc::PageAllocator, gc::VictimPolicy, Ftl, Writer};
+use crate::hil::{self, DeviceQueue};
+use crate::host::{self, HostRequestView, HostScheduler};
+use crate::nand::{Layout, NONE};
+use crate::stats::{interval::IntervalStats, Breakdown, DeviceCounters, DirStats};
+use crate::trace::{Op, TraceError};
+use crate::tsu::{self, TransactionScheduler};
+use crate::workload::{HostRequest, Workload};
+use txn::{ReqId, Txn, TxnId, TxnKind, TxnSlab};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error(transparent)]
+    Trace(#[from] TraceError),
+    #[error("preconditioning failed: {0}")]
+    Precondition(String),
+    #[error("simulation stalled at {time_ns} ns with {outstanding} requests unfinished: {why}")]
+    Stalled { time_ns: u64, outstanding: u64, why: String },
+    #[error("cancelled")]
+    Cancelled,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ev {
+    Arrival,
+    ChannelDone(u32),
+    DieDone(u32),
+    /// A host read's ECC decoding finished.
+    EccDone(TxnId),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    ReadCmd,
+    ReadArray,
+    ReadOut,
+    WriteIn,
+    Program,
+    EraseCmd,
+    Erase,
+}
+
+#[derive(Debug, Clone)]
+struct Die {
+    txn: TxnId,
+    phase: Phase,
+    op_start: Time,
+    busy_ns: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Channel {
+    busy: bool,
+    current: u32,
+    waiting: VecDeque<u32>,
+    busy_ns: u64,
+}
+
+/// A host request inside the simulator.
+#[derive(Debug, Clone, Copy)]
+struct Req {
+    arrival: Time,
+    dispatched: Time,
+    op: Op,
+    offset: u64,
+    len: u64,
+    subs_left: u32,
+    measured: bool,
+    crit_done: Time,
+    crit: Breakdown,
+}
+
+/// One row of the per-request log.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RequestLogRow {
+    pub arrival_ns: u64,
+    pub dispatch_ns: u64,
+    pub complete_ns: u64,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    pub stages: Breakdown,
+}
+
+/// Progress reported to the caller's hook.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub fraction: f64,
+    pub sim_time_ns: u64,
+    pub requests_done: u64,
+    pub events: u64,
+}
+
+/// Everything a finished run measured; [`crate::report`] turns it into JSON and CSV.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub read: DirStats,
+    pub write: DirStats,
+    pub trim: DirStats,
+    pub counters: DeviceCounters,
+    pub measure_start_ns: u64,
+    pub measure_end_ns: u64,
+    pub sim_end_ns: u64,
+    pub submitted: u64,
+    pub completed: u64,
+    pub warmup_requests: u64,
+    pub events: u64,
+    pub channel_busy_ns: Vec<u64>,
+    pub die_busy_ns: Vec<u64>,
+    pub erase_counts: Vec<u32>,
+    pub free_blocks_min: u32,
+    pub free_blocks_end: u64,
+    pub mapped_pages: u64,
+    pub logical_pages: u64,
+    pub ftl_memory_bytes: usize,
+    pub workload: serde_json::Value,
+    pub intervals: Vec<String>,
+    pub request_log: Vec<RequestLogRow>,
+    pub invariants_ok: Result<(), String>,
+}
+
+pub struct Simulator {
+    layout: Layout,
+    timing: Timing,
+    queue_depth: u32,
+    page_size: u64,
+    logical_pages: u64,
+    skip_unmapped: bool,
+    copyback: bool,
+    warmup: u64,
+    now: Time,
+    events: EventQueue<Ev>,
+    ftl: Ftl,
+    alloc: Box<dyn PageAllocator>,
+    gc: Box<dyn VictimPolicy>,
+    host: Box<dyn HostScheduler>,
+    hil: Box<dyn DeviceQueue>,
+    tsu: Box<dyn TransactionScheduler>,
+    channels: Vec<Channel>,
+    dies: Vec<Die>,
+    txns: TxnSlab,
+    reqs: Vec<Req>,
+    free_reqs: Vec<ReqId>,
+    stalled: Vec<Vec<TxnId>>,
+    outstanding: u32,
+    workload: Box<dyn Workload>,
+    next_arrival: Option<HostRequest>,
+    arrived: u64,
+    completed: u64,
+    need_dispatch: bool,
+    counters: DeviceCounters,
+    snapshot: DeviceCounters,
+    chan_snapshot: Vec<u64>,
+    die_snapshot: Vec<u64>,
+    measure_start: Option<Time>,
+    last_completion: Time,
+    read: DirStats,
+    write: DirStats,
+    trim: DirStats,
+    free_min: u32,
+    intervals: IntervalStats,
+    log_requests: bool,
+    request_log: Vec<RequestLogRow>,
+    full_check: bool,
+}
+
+impl Simulator {
+    /// Build the drive, precondition it, and open the workload. Fast even for large drives: FTL
+    /// tables are allocated lazily.
+    pub fn new(s: &Settings, workload: Box<dyn Workload>) -> Result<Self, SimError> {
+        let layout = Layout::new(&s.geometry);
+        let mut ftl = Ftl::new(layout, s.logical_pages(), s.gc_floor_blocks());
+        let mut alloc = ftl::alloc::build(s, layout);
+        let mut gc = ftl::gc::build(s);
+        ftl::precondition::precondition(&mut ftl, &s.ftl.precondition, s.seed, alloc.as_mut(), gc.as_mut())
+            .map_err(SimError::Precondition)?;
+        let free_min = ftl.min_free_blocks();
+        Ok(Simulator {
+            layout,
+            timing: s.timing.clone(),
+            queue_depth: s.queue_depth,
+            page_size: s.geometry.page_size as u64,
+            logical_pages: s.logical_pages(),
+            skip_unmapped: s.ftl.unmapped_reads_skip,
+            copyback: s.ftl.gc_copyback,
+            warmup: s.workload.warmup,
+            now: 0,
+            events: EventQueue::new(),
+            ftl,
+            alloc,
+            gc,
+            host: host::build(&s.host_scheduler),
+            hil: hil::build(&s.hil_scheduler),
+            tsu: tsu::build(&s.tsu_scheduler, layout),
+            channels: vec![Channel::default(); layout.channels as usize],
+            dies: vec![Die { txn: NONE, phase: Phase::Idle, op_start: 0, busy_ns: 0 }; layout.dies() as usize],
+            txns: TxnSlab::default(),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            stalled: vec![Vec::new(); layout.planes() as usize],
+            outstanding: 0,
+            workload,
+            next_arrival: None,
+            arrived: 0,
+            completed: 0,
+            need_dispatch: false,
+            counters: DeviceCounters::default(),
+            snapshot: DeviceCounters::default(),
+            chan_snapshot: vec![0; layout.channels as usize],
+            die_snapshot: vec![0; layout.dies() as usize],
+            measure_start: None,
+            last_completion: 0,
+            read: DirStats::default(),
+            write: DirStats::default(),
+            trim: DirStats::default(),
+            free_min,
+            intervals: IntervalStats::new(s.stats_interval_ns),
+            log_requests: false,
+            request_log: Vec::new(),
+            full_check: false,
+        })
+    }
+
+    /// Keep one row per measured request (the per-request log).
+    pub fn with_request_log(mut self, on: bool) -> Self {
+        self.log_requests = on;
+        self
+    }
+
+    /// Run the full FTL invariant check at the end (walks every page; the default is a quick
+    /// check of the totals).
+    pub fn with_full_invariant_check(mut self, on: bool) -> Self {
+        self.full_check = on;
+        self
+    }
+
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    /// Run to completion. `hook` is called every few thousand events with the progress; returning
+    /// false cancels the run.
+    pub fn run(mut self, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutcome, SimError> {
+        self.fetch_next_arrival()?;
+        let mut since_hook = 0u32;
+        while let Some(e) = self.events.pop() {
+            debug_assert!(e.time >= self.now, "time went backwards");
+            self.now = e.time;
+            if self.intervals.enabled() {
+                while self.now >= self.intervals.start + self.intervals.width {
+                    self.close_interval();
+                }
+            }
+            match e.kind {
+                Ev::Arrival => self.on_arrival()?,
+                Ev::ChannelDone(ch) => self.on_channel_done(ch),
+                Ev::DieDone(d) => self.on_die_done(d),
+                Ev::EccDone(t) => self.complete_host_txn(t),
+            }
+            if self.need_dispatch {
+                self.need_dispatch = false;
+                self.dispatch();
+            }
+            since_hook += 1;
+            if since_hook >= 1 << 14 {
+                since_hook = 0;
+                let p = Progress {
+                    fraction: self.workload.progress(),
+                    sim_time_ns: self.now,
+                    requests_done: self.completed,
+                    events: self.events.pushed(),
+                };
+                if !hook(&p) {
+                    return Err(SimError::Cancelled);
+                }
+            }
+        }
+        if self.outstanding > 0 || !self.host.is_empty() {
+            let stalled: Vec<String> = self
+                .stalled
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| !v.is_empty())
+                .take(3)
+                .map(|(p, v)| format!("plane {p} has {} writes waiting for a free page and no block GC can reclaim", v.len()))
+                .collect();
+            return Err(SimError::Stalled {
+                time_ns: self.now,
+                outstanding: self.outstanding as u64 + self.host.len() as u64,
+                why: if stalled.is_empty() { "no event left to run".into() } else { stalled.join("; ") },
+            });
+        }
+        if self.intervals.enabled() && (self.intervals.start < self.now || self.intervals.lines.is_empty()) {
+            self.close_interval();
+        }
+        hook(&Progress { fraction: 1.0, sim_time_ns: self.now, requests_done: self.completed, events: self.events.pushed() });
+        Ok(self.finish())
+    }
+
+    fn finish(self) -> RunOutcome {
+        let mut c = self.counters;
+        c.gc_invocations = self.ftl.counters.gc_invocations;
+        c.gc_pages_moved = self.ftl.counters.gc_pages_moved;
+        c.erases = self.ftl.counters.erases;
+        c.trimmed_pages = self.ftl.counters.trimmed_pages;
+        let start = self.measure_start.unwrap_or(0);
+        RunOutcome {
+            read: self.read,
+            write: self.write,
+            trim: self.trim,
+            counters: c.minus(&self.snapshot),
+            measure_start_ns: start,
+            measure_end_ns: self.last_completion.max(start),
+            sim_end_ns: self.now,
+            submitted: self.arrived,
+            completed: self.completed,
+            warmup_requests: self.warmup.min(self.arrived),
+            events: self.events.pushed(),
+            channel_busy_ns: self.channels.iter().zip(&self.chan_snapshot).map(|(c, s)| c.busy_ns - s).collect(),
+            die_busy_ns: self.dies.iter().zip(&self.die_snapshot).map(|(d, s)| d.busy_ns - s).collect(),
+            erase_counts: self.ftl.erase_counts().to_vec(),
+            free_blocks_min: self.free_min,
+            free_blocks_end: self.ftl.total_free_blocks(),
+            mapped_pages: self.ftl.mapped_pages(),
+            logical_pages: self.logical_pages,
+            ftl_memory_bytes: self.ftl.memory_bytes(),
+            workload: self.workload.describe(),
+            intervals: self.intervals.lines,
+            request_log: self.request_log,
+            invariants_ok: if self.full_check { self.ftl.check_invariants() } else { self.ftl.quick_check() },
+        }
+    }
+
+    fn close_interval(&mut self) {
+        let f = &self.ftl;
+        self.intervals.close(f.total_free_blocks(), f.min_free_blocks(), f.counters.gc_invocations, f.counters.erases);
+    }
+
+    // ---- host side
+
+    fn fetch_next_arrival(&mut self) -> Result<(), SimError> {
+        if let Some(r) = self.workload.next_request()? {
+            let t = r.arrival.max(self.now);
+            self.next_arrival = Some(r);
+            self.events.push(t, Ev::Arrival);
+        }
+        Ok(())
+    }
+
+    fn on_arrival(&mut self) -> Result<(), SimError> {
+        let r = self.next_arrival.take().expect("an arrival event has a request");
+        let measured = self.arrived >= self.warmup;
+        if measured && self.measure_start.is_none() {
+            self.begin_measurement();
+        }
+        self.arrived += 1;
+        let req = Req {
+            arrival: self.now,
+            dispatched: 0,
+            op: r.op,
+            offset: r.offset,
+            len: r.len,
+            subs_left: 0,
+            measured,
+            crit_done: 0,
+            crit: Breakdown::default(),
+        };
+        let id = match self.free_reqs.pop() {
+            Some(id) => {
+                self.reqs[id as usize] = req;
+                id
+            }
+            None => {
+                self.reqs.push(req);
+                (self.reqs.len() - 1) as ReqId
+            }
+        };
+        let view = HostRequestView { arrival: self.now, op: r.op, offset: r.offset, len: r.len };
+        self.host.enqueue(id, &view, self.now);
+        self.need_dispatch = true;
+        self.fetch_next_arrival()
+    }
+
+    /// Warm-up is over: counters and utilisation from here on are what the report shows.
+    fn begin_measurement(&mut self) {
+        self.measure_start = Some(self.now);
+        let mut c = self.counters;
+        c.gc_invocations = self.ftl.counters.gc_invocations;
+        c.gc_pages_moved = self.ftl.counters.gc_pages_moved;
+        c.erases = self.ftl.counters.erases;
+        c.trimmed_pages = self.ftl.counters.trimmed_pages;
+        self.snapshot = c;
+        self.chan_snapshot = self.channels.iter().map(|c| c.busy_ns).collect();
+        self.die_snapshot = self.dies.iter().map(|d| d.busy_ns).collect();
+    }
+
+    /// Send requests to the device while it has room.
+    fn dispatch(&mut self) {
+        while self.outstanding < self.queue_depth {
+            let Some(id) = self.host.dispatch(self.now) else { break };
+            self.outstanding += 1;
+            self.reqs[id as usize].dispatched = self.now;
+            self.split(id);
+        }
+        self.drain_hil();
+    }
+
+    /// Split a request into page-sized transactions and hand them to the device queue.
+    fn split(&mut self, id: ReqId) {
+        let r = self.reqs[id as usize];
+        let ps = self.page_size;
+        let mut subs = 0u32;
+        if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.len > 0 {
+            let first = r.offset / ps;
+            let last = (r.offset + r.len - 1) / ps;
+            for page in first..=last {
+                // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
+                let lpn = (page % self.logical_pages) as u32;
+                let lo = r.offset.max(page * ps);
+                let hi = (r.offset + r.len).min((page + 1) * ps);
+                let bytes = (hi - lo) as u32;
+                match r.op {
+                    Op::Read => {
+                        self.counters.host_pages_read += 1;
+                        let (ppn, plane) = match self.ftl.lookup(lpn) {
+                            Some(p) => (p, self.layout.plane_of(p)),
+                            None => {
+                                self.counters.host_reads_unmapped += 1;
+                                if self.skip_unmapped {
+                                    continue;
+                                }
+                                (NONE, self.alloc.home_plane(lpn as u64))
+                            }
+                        };
+                        let die = self.layout.die_of_plane(plane);
+                        let t = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, ppn, plane, die, bytes, self.now));
+                        self.hil.push(t, self.txns.get(t));
+                        subs += 1;
+                    }
+                    Op::Write => {
+                        self.counters.host_pages_written += 1;
+                        let plane = self.alloc.plane_for_write(lpn as u64);
+                        let die = self.layout.die_of_plane(plane);
+                        let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
+                        self.hil.push(t, self.txns.get(t));
+                        subs += 1;
+                    }
+                    _ => {
+                        self.ftl.trim(lpn);
+                    }
+                }
+            }
+        }
+        self.reqs[id as usize].subs_left = subs;
+        if subs == 0 {
+            self.complete_request(id);
+        }
+    }
+
+    fn drain_hil(&mut self) {
+        while let Some(t) = self.hil.pop(&self.txns.items) {
+            self.to_tsu(t);
+        }
+    }
+
+    fn to_tsu(&mut self, t: TxnId) {
+        let now = self.now;
+        let txn = self.txns.get_mut(t);
+        txn.enqueued = now;
+        let die = txn.die;
+        self.tsu.enqueue(t, self.txns.get(t));
+        self.try_start_die(die);
+    }
+
+    // ---- dies and channels
+
+    fn try_start_die(&mut self, die: u32) {
+        while self.dies[die as usize].phase == Phase::Idle {
+            let Some(t) = self.tsu.next(die, &self.txns.items) else { return };
+            self.start_txn(die, t);
+        }
+    }
+
+    /// Start `t` on `die`; it may turn out to need no flash work (a dropped GC move) or to wait
+    /// for GC (a host write with no free page), leaving the die idle.
+    fn start_txn(&mut self, die: u32, t: TxnId) {
+        let now = self.now;
+        let txn = *self.txns.get(t);
+        let phase = match txn.kind {
+            TxnKind::HostRead => Phase::ReadCmd,
+            TxnKind::GcRead => {
+                if !self.ftl.still_current(txn.lpn, txn.ppn) {
+                    self.gc_move_finished(txn.plane, false);
+                    self.txns.remove(t);
+                    return;
+                }
+                Phase::ReadCmd
+            }
+            TxnKind::HostWrite => match self.ftl.allocate(txn.plane, Writer::Host) {
+                Some(ppn) => {
+                    self.ftl.program(txn.lpn, ppn);
+                    self.txns.get_mut(t).ppn = ppn;
+                    Phase::WriteIn
+                }
+                None => {
+                    self.counters.write_stalls += 1;
+                    self.stalled[txn.plane as usize].push(t);
+                    self.maybe_gc(txn.plane);
+                    return;
+                }
+            },
+            TxnKind::GcWrite => {
+                if !self.ftl.still_current(txn.lpn, txn.ppn) {
+                    self.gc_move_finished(txn.plane, false);
+                    self.txns.remove(t);
+                    return;
+                }
+                let ppn = self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always has its reserved block");
+                self.ftl.program(txn.lpn, ppn);
+                self.txns.get_mut(t).ppn = ppn;
+                Phase::WriteIn
+            }
+            TxnKind::Erase => Phase::EraseCmd,
+        };
+        self.txns.get_mut(t).die_wait = now - txn.enqueued;
+        let d = &mut self.dies[die as usize];
+        d.txn = t;
+        d.phase = phase;
+        d.op_start = now;
+        self.request_channel(die);
+        if txn.kind == TxnKind::HostWrite {
+            self.maybe_gc(txn.plane);
+        }
+    }
+
+    fn request_channel(&mut self, die: u32) {
+        let ch = self.layout.channel_of_die(die);
+        let t = self.dies[die as usize].txn;
+        self.txns.get_mut(t).chan_asked = self.now;
+        if self.channels[ch as usize].busy {
+            self.channels[ch as usize].waiting.push_back(die);
+        } else {
+            self.start_transfer(ch, die);
+        }
+    }
+
+    fn start_transfer(&mut self, ch: u32, die: u32) {
+        let d = &self.dies[die as usize];
+        let txn = self.txns.get_mut(d.txn);
+        let dur = match d.phase {
+            Phase::ReadCmd | Phase::EraseCmd => self.timing.command_ns,
+            Phase::ReadOut => self.timing.transfer_ns(txn.bytes as u64),
+            Phase::WriteIn => self.timing.command_ns + self.timing.transfer_ns(txn.bytes as u64),
+            p => unreachable!("die {die} asked for the channel in phase {p:?}"),
+        };
+        txn.chan_wait += self.now - txn.chan_asked;
+        txn.bus += dur;
+        let c = &mut self.channels[ch as usize];
+        c.busy = true;
+        c.current = die;
+        c.busy_ns += dur;
+        self.events.push(self.now + dur, Ev::ChannelDone(ch));
+    }
+
+    fn on_channel_done(&mut self, ch: u32) {
+        let die = self.channels[ch as usize].current;
+        self.channels[ch as usize].busy = false;
+        // Hand the bus to the next waiting die before the finished one can ask again: dies that
+        // waited go first.
+        if let Some(next) = self.channels[ch as usize].waiting.pop_front() {
+            self.start_transfer(ch, next);
+        }
+        let now = self.now;
+        let d = &mut self.dies[die as usize];
+        let t = d.txn;
+        match d.phase {
+            Phase::ReadCmd => {
+                d.phase = Phase::ReadArray;
+                self.txns.get_mut(t).array += self.timing.read_ns;
+                self.events.push(now + self.timing.read_ns, Ev::DieDone(die));
+            }
+            Phase::WriteIn => {
+                d.phase = Phase::Program;
+                self.txns.get_mut(t).array += self.timing.program_ns;
+                self.events.push(now + self.timing.program_ns, Ev::DieDone(die));
+            }
+            Phase::EraseCmd => {
+                d.phase = Phase::Erase;
+                self.txns.get_mut(t).array += self.timing.erase_ns;
+                self.events.push(now + self.timing.erase_ns, Ev::DieDone(die));
+            }
+            Phase::ReadOut => self.finish_op(die),
+            p => unreachable!("channel finished a transfer for die {die} in phase {p:?}"),
+        }
+    }
+
+    fn on_die_done(&mut self, die: u32) {
+        match self.dies[die as usize].phase {
+            Phase::ReadArray => {
+                let t = self.dies[die as usize].txn;
+                if self.txns.get(t).bytes == 0 {
+                    self.finish_op(die); // copyback read: the data stays in the die
+                } else {
+                    self.dies[die as usize].phase = Phase::ReadOut;
+                    self.request_channel(die);
+                }
+            }
+            Phase::Program | Phase::Erase => self.finish_op(die),
+            p => unreachable!("die {die} finished an array operation in phase {p:?}"),
+        }
+    }
+
+    /// The die's operation is over: free the die, account the transaction, start the next one.
+    fn finish_op(&mut self, die: u32) {
+        let now = self.now;
+        let d = &mut self.dies[die as usize];
+        let t = d.txn;
+        d.busy_ns += now - d.op_start;
+        d.txn = NONE;
+        d.phase = Phase::Idle;
+        let txn = *self.txns.get(t);
+        match txn.kind {
+            TxnKind::HostRead => {
+                self.counters.nand_pages_read += 1;
+                if self.timing.ecc_ns > 0 {
+                    self.events.push(now + self.timing.ecc_ns, Ev::EccDone(t));
+                } else {
+                    self.complete_host_txn(t);
+                }
+            }
+            TxnKind::HostWrite => {
+                self.counters.nand_pages_written += 1;
+                self.complete_host_txn(t);
+            }
+            TxnKind::GcRead => {
+                self.counters.nand_pages_read += 1;
+                self.txns.remove(t);
+                let bytes = if self.copyback { 0 } else { self.page_size as u32 };
+                let w = self.txns.insert(Txn::new(TxnKind::GcWrite, NONE, txn.lpn, txn.ppn, txn.plane, txn.die, bytes, now));
+                self.to_tsu(w);
+            }
+            TxnKind::GcWrite => {
+                self.counters.nand_pages_written += 1;
+                self.txns.remove(t);
+                self.gc_move_finished(txn.plane, true);
+            }
+            TxnKind::Erase => {
+                self.txns.remove(t);
+                self.ftl.erase(self.layout.block_of(txn.ppn));
+                // Writes that waited for this block go back to the head of their queue, in order.
+                let waiting = std::mem::take(&mut self.stalled[txn.plane as usize]);
+                for w in waiting.into_iter().rev() {
+                    self.tsu.enqueue_front(w, self.txns.get(w));
+                }
+                self.maybe_gc(txn.plane);
+            }
+        }
+        self.try_start_die(die);
+        self.drain_hil();
+    }
+
+    fn complete_host_txn(&mut self, t: TxnId) {
+        let now = self.now;
+        let txn = *self.txns.get(t);
+        self.txns.remove(t);
+        let ecc = if txn.kind == TxnKind::HostRead { self.timing.ecc_ns } else { 0 };
+        let r = &mut self.reqs[txn.req as usize];
+        if now >= r.crit_done {
+            r.crit_done = now;
+            r.crit = Breakdown {
+                host_queue: r.dispatched - r.arrival,
+                device_queue: txn.enqueued - r.dispatched,
+                die_wait: txn.die_wait,
+                channel_wait: txn.chan_wait,
+                bus: txn.bus,
+                array: txn.array,
+                ecc,
+            };
+        }
+        r.subs_left -= 1;
+        if r.subs_left == 0 {
+            self.complete_request(txn.req);
+        }
+    }
+
+    fn complete_request(&mut self, id: ReqId) {
+        let now = self.now;
+        let r = self.reqs[id as usize];
+        self.outstanding -= 1;
+        self.completed += 1;
+        self.need_dispatch = true;
+        self.free_reqs.push(id);
+        if !r.measured {
+            return;
+        }
+        self.last_completion = now;
+        let mut b = r.crit;
+        if r.subs_left == 0 && r.crit_done == 0 {
+            // No flash work (trim, flush, skipped unmapped read): only host queueing.
+            b = Breakdown { host_queue: r.dispatched - r.arrival, ..Breakdown::default() };
+        }
+        match r.op {
+            Op::Read => self.read.record(r.len, r.arrival, r.dispatched, now, &b),
+            Op::Write => self.write.record(r.len, r.arrival, r.dispatched, now, &b),
+            Op::Trim => self.trim.record(r.len, r.arrival, r.dispatched, now, &b),
+            Op::Flush => {}
+        }
+        if self.intervals.enabled() && matches!(r.op, Op::Read | Op::Write) {
+            self.intervals.record(r.op == Op::Read, r.len, now - r.arrival);
+        }
+        if self.log_requests {
+            self.request_log.push(RequestLogRow {
+                arrival_ns: r.arrival,
+                dispatch_ns: r.dispatched,
+                complete_ns: now,
+                op: r.op,
+                offset: r.offset,
+                len: r.len,
+                stages: b,
+            });
+        }
+    }
+
+    // ---- garbage collection
+
+    /// Start GC in `plane` if it is below its free-block floor and not already collecting.
+    fn maybe_gc(&mut self, plane: u32) {
+        let free = self.ftl.free_blocks(plane);
+        if free < self.free_min {
+            self.free_min = free;
+        }
+        if !self.ftl.needs_gc(plane) {
+            return;
+        }
+        let Some(victim) = self.gc.select(&self.ftl, plane) else { return };
+        let moves = self.ftl.begin_gc(plane, victim);
+        let die = self.layout.die_of_plane(plane);
+        if moves.is_empty() {
+            self.enqueue_erase(plane, victim);
+            return;
+        }
+        let bytes = if self.copyback { 0 } else { self.page_size as u32 };
+        for (src, lpn) in moves {
+            let t = self.txns.insert(Txn::new(TxnKind::GcRead, NONE, lpn, src, plane, die, bytes, self.now));
+            self.to_tsu(t);
+        }
+    }
+
+    fn gc_move_finished(&mut self, plane: u32, moved: bool) {
+        if !moved {
+            self.counters.gc_moves_dropped += 1;
+        }
+        if self.ftl.gc_move_done(plane, moved) {
+            let victim = self.ftl.planes[plane as usize].gc_victim;
+            self.enqueue_erase(plane, victim);
+        }
+    }
+
+    fn enqueue_erase(&mut self, plane: u32, block: u32) {
+        let die = self.layout.die_of_plane(plane);
+        let ppn = block * self.layout.pages_per_block;
+        let t = self.txns.insert(Txn::new(TxnKind::Erase, NONE, 0, ppn, plane, die, 0, self.now));
+        self.to_tsu(t);
+    }
+}
+

@@ -1,0 +1,92 @@
+//! Flash transactions (SSDSim's `sub_request`, MQSim's `NVM_Transaction_Flash`): one page-sized
+//! piece of a host request, or one step of garbage collection, and the times it accumulates.
+
+use crate::engine::Time;
+use crate::nand::{Lpn, Ppn, NONE};
+
+pub type TxnId = u32;
+pub type ReqId = u32;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxnKind {
+    HostRead,
+    HostWrite,
+    GcRead,
+    GcWrite,
+    Erase,
+}
+
+impl TxnKind {
+    pub fn is_read(self) -> bool {
+        matches!(self, TxnKind::HostRead | TxnKind::GcRead)
+    }
+    pub fn is_write(self) -> bool {
+        matches!(self, TxnKind::HostWrite | TxnKind::GcWrite)
+    }
+    pub fn is_gc(self) -> bool {
+        matches!(self, TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Erase)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Txn {
+    pub kind: TxnKind,
+    /// The host request it belongs to, or `NONE` for GC.
+    pub req: ReqId,
+    pub lpn: Lpn,
+    /// Reads: the page read. Writes: the page programmed (set when the program starts). GC writes:
+    /// the source page until then. Erases: the block's first page.
+    pub ppn: Ppn,
+    pub plane: u32,
+    pub die: u32,
+    /// Bytes moved over the channel (0 with copyback).
+    pub bytes: u32,
+    /// When it entered its chip's queue.
+    pub enqueued: Time,
+    /// When it last asked for the channel.
+    pub chan_asked: Time,
+    pub die_wait: u64,
+    pub chan_wait: u64,
+    pub bus: u64,
+    pub array: u64,
+}
+
+impl Txn {
+    pub fn new(kind: TxnKind, req: ReqId, lpn: Lpn, ppn: Ppn, plane: u32, die: u32, bytes: u32, now: Time) -> Self {
+        Txn { kind, req, lpn, ppn, plane, die, bytes, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0 }
+    }
+}
+
+/// A slab of transactions: ids are reused, so memory follows what is in flight, not the trace.
+#[derive(Debug, Default)]
+pub struct TxnSlab {
+    pub items: Vec<Txn>,
+    free: Vec<TxnId>,
+}
+
+impl TxnSlab {
+    pub fn insert(&mut self, t: Txn) -> TxnId {
+        if let Some(id) = self.free.pop() {
+            self.items[id as usize] = t;
+            id
+        } else {
+            self.items.push(t);
+            (self.items.len() - 1) as TxnId
+        }
+    }
+    pub fn remove(&mut self, id: TxnId) {
+        self.items[id as usize].req = NONE;
+        self.free.push(id);
+    }
+    #[inline]
+    pub fn get(&self, id: TxnId) -> &Txn {
+        &self.items[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: TxnId) -> &mut Txn {
+        &mut self.items[id as usize]
+    }
+    pub fn in_flight(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+}

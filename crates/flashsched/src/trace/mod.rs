@@ -1,0 +1,338 @@
+//! Block traces: every supported format parses, line by line and in bounded memory, into the same
+//! [`TraceRecord`]. Errors name the file and line (`trace.csv:1041: size "-8" is not a positive
+//! integer`).
+
+mod ascii;
+mod blkparse;
+mod fio;
+mod msr;
+mod spc;
+pub mod stats;
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::config::settings::TraceFormat;
+
+/// What a host request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    Read,
+    Write,
+    /// Discard: the FTL invalidates the pages; no flash operation.
+    Trim,
+    /// Cache flush: nothing to do without a write cache; completes at once.
+    Flush,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+            Op::Flush => "flush",
+        }
+    }
+}
+
+/// One request of a trace, normalised: time relative to the first selected request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TraceRecord {
+    pub time_ns: u64,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    pub device: u64,
+    /// Line of the trace file it came from (1-based), for error messages further down.
+    pub line: u64,
+}
+
+/// A record as a format parser sees it, with time in the file's own epoch (ns, may be huge).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RawRecord {
+    pub time_ns: i128,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    pub device: u64,
+}
+
+/// A trace problem, with where it is.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct TraceError {
+    pub file: String,
+    /// 0 when the problem is with the file as a whole.
+    pub line: u64,
+    pub message: String,
+}
+
+/// A line parser for one format. `Ok(None)` means the line carries no request (a header, a comment,
+/// a blkparse event of another kind) and is skipped on purpose.
+pub(crate) trait LineParser: Send {
+    fn parse(&mut self, line: &str) -> Result<Option<RawRecord>, String>;
+}
+
+/// Streams records from a trace file.
+pub struct TraceReader {
+    input: Box<dyn BufRead + Send>,
+    parser: Box<dyn LineParser>,
+    pub format: TraceFormat,
+    file: String,
+    line_no: u64,
+    buf: String,
+    device: Option<u64>,
+    base: Option<i128>,
+    last_ns: u64,
+    /// Records whose timestamp went backwards; they are replayed at the previous record's time.
+    pub out_of_order: u64,
+    /// Compressed bytes consumed so far, for progress.
+    consumed: Arc<AtomicU64>,
+    pub file_size: u64,
+}
+
+impl TraceReader {
+    /// Open a trace; `.gz` and `.zst` are decompressed on the fly. `format` may be `Auto`.
+    pub fn open(path: &Path, format: TraceFormat, device: Option<u64>, blkparse_action: char) -> Result<Self, TraceError> {
+        let name = path.display().to_string();
+        let whole = |message: String| TraceError { file: name.clone(), line: 0, message };
+        let file = File::open(path).map_err(|e| whole(format!("cannot open: {e}")))?;
+        let file_size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let consumed = Arc::new(AtomicU64::new(0));
+        let counted = CountingReader { inner: file, count: consumed.clone() };
+        let lower = name.to_ascii_lowercase();
+        let mut input: Box<dyn BufRead + Send> = if lower.ends_with(".gz") {
+            Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(BufReader::new(counted))))
+        } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
+            let dec = zstd::stream::read::Decoder::new(counted).map_err(|e| whole(format!("not a zstd file: {e}")))?;
+            Box::new(BufReader::with_capacity(1 << 16, dec))
+        } else {
+            Box::new(BufReader::with_capacity(1 << 16, counted))
+        };
+        let format = match format {
+            TraceFormat::Auto => {
+                let head = peek_lines(&mut input, 64).map_err(|e| whole(format!("cannot read: {e}")))?;
+                detect(&head).ok_or_else(|| {
+                    whole("cannot tell the trace format from its first lines; pass --format (msr, spc, blkparse, disksim, mqsim, fio)".into())
+                })?
+            }
+            f => f,
+        };
+        let parser: Box<dyn LineParser> = match format {
+            TraceFormat::Msr => Box::new(msr::Msr::default()),
+            TraceFormat::Spc => Box::new(spc::Spc),
+            TraceFormat::Blkparse => Box::new(blkparse::Blkparse::new(blkparse_action)),
+            TraceFormat::Disksim => Box::new(ascii::Ascii::disksim()),
+            TraceFormat::Mqsim => Box::new(ascii::Ascii::mqsim()),
+            TraceFormat::Fio => Box::new(fio::Fio::default()),
+            TraceFormat::Auto => unreachable!(),
+        };
+        Ok(TraceReader {
+            input,
+            parser,
+            format,
+            file: name,
+            line_no: 0,
+            buf: String::with_capacity(256),
+            device,
+            base: None,
+            last_ns: 0,
+            out_of_order: 0,
+            consumed,
+            file_size,
+        })
+    }
+
+    pub fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    /// Fraction of the file read so far (by compressed bytes), for progress bars.
+    pub fn progress(&self) -> f64 {
+        if self.file_size == 0 {
+            return 0.0;
+        }
+        (self.consumed.load(Ordering::Relaxed) as f64 / self.file_size as f64).min(1.0)
+    }
+
+    fn error(&self, message: String) -> TraceError {
+        TraceError { file: self.file.clone(), line: self.line_no, message }
+    }
+
+    /// The next request, or `None` at the end of the trace.
+    pub fn next_record(&mut self) -> Result<Option<TraceRecord>, TraceError> {
+        loop {
+            self.buf.clear();
+            let n = self.input.read_line(&mut self.buf).map_err(|e| {
+                let m = if e.kind() == io::ErrorKind::InvalidData { "not text (invalid UTF-8)".to_string() } else { format!("cannot read: {e}") };
+                TraceError { file: self.file.clone(), line: self.line_no + 1, message: m }
+            })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_no += 1;
+            let line = self.buf.trim();
+            if line.is_empty() {
+                continue;
+            }
+            let rec = match self.parser.parse(line) {
+                Ok(Some(r)) => r,
+                Ok(None) => continue,
+                Err(m) => return Err(self.error(m)),
+            };
+            if let Some(d) = self.device {
+                if rec.device != d {
+                    continue;
+                }
+            }
+            if rec.len == 0 && rec.op != Op::Flush {
+                return Err(self.error("size 0: a request must move at least one byte".into()));
+            }
+            let base = *self.base.get_or_insert(rec.time_ns);
+            let rel = rec.time_ns - base;
+            let mut t = if rel < 0 { 0 } else { rel.min(u64::MAX as i128 / 2) as u64 };
+            if t < self.last_ns {
+                self.out_of_order += 1;
+                t = self.last_ns;
+            }
+            self.last_ns = t;
+            return Ok(Some(TraceRecord { time_ns: t, op: rec.op, offset: rec.offset, len: rec.len, device: rec.device, line: self.line_no }));
+        }
+    }
+}
+
+struct CountingReader<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for CountingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Look at the first lines without consuming them.
+fn peek_lines(input: &mut Box<dyn BufRead + Send>, max: usize) -> io::Result<Vec<String>> {
+    let buf = input.fill_buf()?;
+    let text = String::from_utf8_lossy(buf);
+    let mut lines: Vec<String> = text.lines().take(max + 1).map(|l| l.to_string()).collect();
+    if lines.len() > max {
+        lines.pop(); // possibly cut in the middle
+    }
+    Ok(lines)
+}
+
+/// Guess the format from a trace's first lines. Documented in docs/reference/traces.md.
+pub fn detect(lines: &[String]) -> Option<TraceFormat> {
+    let first = lines.iter().map(|l| l.trim()).find(|l| !l.is_empty() && !l.starts_with('#'))?;
+    if first.starts_with("fio version") {
+        return Some(TraceFormat::Fio);
+    }
+    let commas: Vec<&str> = first.split(',').map(str::trim).collect();
+    if commas.len() == 7 && matches!(commas[3].to_ascii_lowercase().as_str(), "read" | "write") {
+        return Some(TraceFormat::Msr);
+    }
+    if commas.len() >= 5 && matches!(commas[3].to_ascii_lowercase().as_str(), "r" | "w") {
+        return Some(TraceFormat::Spc);
+    }
+    let ws: Vec<&str> = first.split_whitespace().collect();
+    if ws.len() >= 7 && ws[0].contains(',') && ws[0].split(',').all(|p| p.parse::<u32>().is_ok()) {
+        return Some(TraceFormat::Blkparse);
+    }
+    if ws.len() == 5 && ws.iter().all(|f| f.parse::<f64>().is_ok()) {
+        // DiskSim times are float milliseconds; MQSim/SSDSim times are integer nanoseconds.
+        let data: Vec<&str> = lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+        let any_fraction = data.iter().any(|l| l.split_whitespace().next().is_some_and(|t| t.contains('.')));
+        return Some(if any_fraction { TraceFormat::Disksim } else { TraceFormat::Mqsim });
+    }
+    None
+}
+
+// ---- small parsing helpers shared by the formats
+
+/// Parse a non-negative decimal number exactly, scaled by 10^digits (e.g. seconds to ns with 9).
+pub(crate) fn parse_scaled(s: &str, digits: u32, what: &str) -> Result<i128, String> {
+    let bad = || format!("{what} \"{s}\" is not a non-negative number");
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
+    if int.is_empty() && frac.is_empty() || s.starts_with('-') {
+        return Err(bad());
+    }
+    if !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        // Fall back to float parsing for exponents (1.5e3).
+        let f: f64 = s.parse().map_err(|_| bad())?;
+        if !(f >= 0.0) || !f.is_finite() {
+            return Err(bad());
+        }
+        return Ok((f * 10f64.powi(digits as i32)).round() as i128);
+    }
+    let i: i128 = if int.is_empty() { 0 } else { int.parse().map_err(|_| bad())? };
+    let mut f: i128 = 0;
+    for (k, b) in frac.bytes().enumerate() {
+        if k as u32 >= digits {
+            break;
+        }
+        f = f * 10 + (b - b'0') as i128;
+    }
+    let used = frac.len().min(digits as usize) as u32;
+    f *= 10i128.pow(digits - used);
+    Ok(i * 10i128.pow(digits) + f)
+}
+
+pub(crate) fn parse_u64(s: &str, what: &str) -> Result<u64, String> {
+    s.parse::<u64>().map_err(|_| {
+        if s.starts_with('-') {
+            format!("{what} \"{s}\" is negative")
+        } else {
+            format!("{what} \"{s}\" is not a non-negative integer")
+        }
+    })
+}
+
+pub(crate) fn parse_size(s: &str, what: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(0) => Err(format!("{what} \"0\" is not a positive integer")),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("{what} \"{s}\" is not a positive integer")),
+    }
+}
+
+pub(crate) fn expect_fields<'a>(fields: &[&'a str], n: usize, layout: &str) -> Result<(), String> {
+    if fields.len() < n {
+        Err(format!("expected {n} fields ({layout}), found {}: truncated line?", fields.len()))
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scaled_decimal_is_exact() {
+        assert_eq!(parse_scaled("9.378421157", 9, "t").unwrap(), 9_378_421_157);
+        assert_eq!(parse_scaled("0.221", 6, "t").unwrap(), 221_000);
+        assert_eq!(parse_scaled("12", 6, "t").unwrap(), 12_000_000);
+        assert!(parse_scaled("-1", 6, "t").is_err());
+        assert!(parse_scaled("x", 6, "t").is_err());
+    }
+
+    #[test]
+    fn detection() {
+        let d = |s: &str| detect(&s.lines().map(String::from).collect::<Vec<_>>());
+        assert_eq!(d("128166385295514663,hm,0,Write,9056014336,2048,2833"), Some(TraceFormat::Msr));
+        assert_eq!(d("0,303567,3584,w,0.000000"), Some(TraceFormat::Spc));
+        assert_eq!(d("0.000 5 174224064 16 1\n0.221 5 1 16 1"), Some(TraceFormat::Disksim));
+        assert_eq!(d("11413000 0 657728 16 1"), Some(TraceFormat::Mqsim));
+        assert_eq!(d("  8,16   5        2     0.000001850 18615  Q   R 1444645666 + 256 [java]"), Some(TraceFormat::Blkparse));
+        assert_eq!(d("fio version 2 iolog\n"), Some(TraceFormat::Fio));
+        assert_eq!(d("hello world"), None);
+    }
+}

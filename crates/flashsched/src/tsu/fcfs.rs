@@ -1,0 +1,49 @@
+//! `fcfs`: first come, first served per die. Each die of a chip takes the oldest transaction queued
+//! for it, host and GC alike; a busy die does not hold up its neighbours (the chip-level queue is
+//! split per die, as MQSim's TSU walks the dies of a chip). No parameters.
+
+use std::collections::VecDeque;
+
+use super::TransactionScheduler;
+use crate::nand::Layout;
+use crate::sim::txn::{Txn, TxnId};
+
+pub struct Fcfs {
+    per_die: Vec<VecDeque<TxnId>>,
+    dies_per_chip: u32,
+    len: usize,
+}
+
+impl Fcfs {
+    pub fn new(layout: Layout) -> Self {
+        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), dies_per_chip: layout.dies_per_chip, len: 0 }
+    }
+}
+
+impl TransactionScheduler for Fcfs {
+    fn name(&self) -> &'static str {
+        "fcfs"
+    }
+    fn enqueue(&mut self, id: TxnId, txn: &Txn) {
+        self.per_die[txn.die as usize].push_back(id);
+        self.len += 1;
+    }
+    fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
+        self.per_die[txn.die as usize].push_front(id);
+        self.len += 1;
+    }
+    fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
+        let t = self.per_die[die as usize].pop_front();
+        if t.is_some() {
+            self.len -= 1;
+        }
+        t
+    }
+    fn queued_on_chip(&self, chip: u32) -> usize {
+        let d0 = (chip * self.dies_per_chip) as usize;
+        self.per_die[d0..d0 + self.dies_per_chip as usize].iter().map(|q| q.len()).sum()
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}

@@ -1,0 +1,125 @@
+//! Workloads yield host requests in arrival order: a replayed trace or the synthetic generator.
+//! [`Shaped`] applies the options common to both (skip, limit, time scale, the fold check), so each
+//! source only produces records.
+
+mod replay;
+mod synthetic;
+
+pub use replay::Replay;
+pub use synthetic::Synthetic;
+
+use serde_json::{json, Value};
+
+use crate::config::Settings;
+use crate::engine::Time;
+use crate::trace::{Op, TraceError};
+
+/// One host request as the simulator receives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostRequest {
+    pub arrival: Time,
+    pub op: Op,
+    pub offset: u64,
+    pub len: u64,
+    /// Trace line (0 for generated requests).
+    pub line: u64,
+}
+
+pub trait Workload: Send {
+    /// The next request, in non-decreasing arrival order; `None` when the workload is exhausted.
+    fn next_request(&mut self) -> Result<Option<HostRequest>, TraceError>;
+    /// Fraction done, for progress bars (0..1).
+    fn progress(&self) -> f64;
+    /// Where the requests come from, for the output's `workload` block.
+    fn describe(&self) -> Value;
+}
+
+/// Skip, limit, time scaling and the fold check, around any source.
+pub struct Shaped {
+    inner: Box<dyn Workload>,
+    skip: u64,
+    max: u64,
+    scale: f64,
+    base: Option<Time>,
+    emitted: u64,
+    fold_error_bytes: Option<u64>,
+    file: String,
+}
+
+impl Shaped {
+    pub fn new(inner: Box<dyn Workload>, s: &Settings, file: String) -> Self {
+        let w = &s.workload;
+        Shaped {
+            inner,
+            skip: w.skip,
+            max: w.max_requests,
+            scale: w.time_scale,
+            base: None,
+            emitted: 0,
+            fold_error_bytes: (!w.fold_modulo).then(|| s.logical_bytes()),
+            file,
+        }
+    }
+}
+
+impl Workload for Shaped {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, TraceError> {
+        while self.skip > 0 {
+            if self.inner.next_request()?.is_none() {
+                return Ok(None);
+            }
+            self.skip -= 1;
+        }
+        if self.max > 0 && self.emitted >= self.max {
+            return Ok(None);
+        }
+        let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
+        let base = *self.base.get_or_insert(r.arrival);
+        let rel = r.arrival - base;
+        r.arrival = if self.scale == 1.0 { rel } else { (rel as f64 * self.scale).round() as u64 };
+        if let Some(cap) = self.fold_error_bytes {
+            if r.offset + r.len > cap && matches!(r.op, Op::Read | Op::Write | Op::Trim) {
+                return Err(TraceError {
+                    file: self.file.clone(),
+                    line: r.line,
+                    message: format!(
+                        "bytes {}..{} lie beyond the drive's logical capacity of {cap} bytes (workload.fold = \"error\"; use \"modulo\" to fold)",
+                        r.offset,
+                        r.offset + r.len
+                    ),
+                });
+            }
+        }
+        self.emitted += 1;
+        Ok(Some(r))
+    }
+    fn progress(&self) -> f64 {
+        if self.max > 0 {
+            (self.emitted as f64 / self.max as f64).max(self.inner.progress()).min(1.0)
+        } else {
+            self.inner.progress()
+        }
+    }
+    fn describe(&self) -> Value {
+        let mut d = self.inner.describe();
+        d["emitted"] = json!(self.emitted);
+        d
+    }
+}
+
+/// Build the configured workload. Errors name the trace file.
+pub fn build(s: &Settings) -> Result<Box<dyn Workload>, TraceError> {
+    let w = &s.workload;
+    let (inner, file): (Box<dyn Workload>, String) = match w.kind.as_str() {
+        "trace" => (Box::new(Replay::open(s)?), w.trace.path.clone()),
+        "synthetic" => (Box::new(Synthetic::new(s)), "synthetic".into()),
+        _ => {
+            return Err(TraceError {
+                file: "config".into(),
+                line: 0,
+                message: "no workload: give --trace FILE, or set workload.kind = \"synthetic\"".into(),
+            })
+        }
+    };
+    Ok(Box::new(Shaped::new(inner, s, file)))
+}

@@ -1,0 +1,152 @@
+//! The seeded synthetic open-loop generator: an arrival process (Poisson, fixed, bursty on/off),
+//! an address distribution (uniform, zipf, hot/cold, sequential runs), request sizes and a read
+//! ratio. Requests are generated one at a time, so a long workload costs no memory.
+
+use rand::Rng as _;
+use rand_distr::{Distribution, Exp1, Zipf};
+use serde_json::{json, Value};
+
+use super::{HostRequest, Workload};
+use crate::config::settings::SyntheticSettings;
+use crate::config::Settings;
+use crate::engine::rng::{self, Rng};
+use crate::trace::{Op, TraceError};
+
+pub struct Synthetic {
+    p: SyntheticSettings,
+    rng: Rng,
+    slots: u64,
+    stride: u64,
+    zipf: Option<Zipf<f64>>,
+    now: f64,
+    on_end: f64,
+    made: u64,
+    seq_left: u64,
+    seq_next: u64,
+}
+
+impl Synthetic {
+    pub fn new(s: &Settings) -> Self {
+        let p = s.workload.synthetic.clone();
+        let range = if p.range_bytes == 0 { s.logical_bytes() } else { p.range_bytes.min(s.logical_bytes()) };
+        let slots = (range / p.align_bytes).max(1);
+        // Scatter zipf ranks over the range with a multiplier coprime to the slot count (a
+        // bijection), so the hottest slots are not all at the start of the drive.
+        let mut stride = 0x9E37_79B9u64 % slots.max(2);
+        while gcd(stride.max(1), slots) != 1 {
+            stride += 1;
+        }
+        let zipf = (p.address == "zipf").then(|| Zipf::new(slots as f64, p.zipf_theta.max(1e-9)).expect("zipf parameters"));
+        Synthetic {
+            on_end: p.on_ns as f64,
+            p,
+            rng: rng::stream(s.seed, "workload.synthetic"),
+            slots,
+            stride: stride.max(1),
+            zipf,
+            now: 0.0,
+            made: 0,
+            seq_left: 0,
+            seq_next: 0,
+        }
+    }
+
+    fn next_arrival(&mut self) -> f64 {
+        if self.made == 0 {
+            return 0.0;
+        }
+        let mean = self.p.interarrival_ns as f64;
+        match self.p.arrival.as_str() {
+            "fixed" => self.now + mean,
+            "poisson" => self.now + mean * { let e: f64 = Exp1.sample(&mut self.rng); e },
+            _ => {
+                // on/off: Poisson inside bursts; a gap that crosses the end of a burst resumes at
+                // the start of the next one.
+                let mut t = self.now + mean * { let e: f64 = Exp1.sample(&mut self.rng); e };
+                while t > self.on_end {
+                    let period = (self.p.on_ns + self.p.off_ns) as f64;
+                    let next_on = self.on_end + self.p.off_ns as f64;
+                    t = next_on + (t - self.on_end);
+                    self.on_end += period;
+                }
+                t
+            }
+        }
+    }
+
+    fn size(&mut self) -> u64 {
+        let a = self.p.align_bytes;
+        if self.p.size_fixed {
+            return self.p.size_min;
+        }
+        let lo = self.p.size_min.div_ceil(a).max(1);
+        let hi = (self.p.size_max / a).max(lo);
+        self.rng.random_range(lo..=hi) * a
+    }
+
+    fn slot(&mut self, size_slots: u64) -> u64 {
+        let n = self.slots;
+        match self.p.address.as_str() {
+            "uniform" => self.rng.random_range(0..n),
+            "zipf" => {
+                let rank = self.zipf.as_ref().unwrap().sample(&mut self.rng) as u64 - 1;
+                (rank as u128 * self.stride as u128 % n as u128) as u64
+            }
+            "hotcold" => {
+                let hot = ((n as f64 * self.p.hot_fraction).round() as u64).clamp(1, n);
+                if self.rng.random::<f64>() < self.p.hot_traffic || hot == n {
+                    self.rng.random_range(0..hot)
+                } else {
+                    self.rng.random_range(hot..n)
+                }
+            }
+            _ => {
+                if self.seq_left == 0 || self.seq_next + size_slots > n {
+                    self.seq_next = self.rng.random_range(0..n);
+                    self.seq_left = self.p.sequential_run;
+                }
+                self.seq_left -= 1;
+                let s = self.seq_next;
+                self.seq_next += size_slots;
+                s
+            }
+        }
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+impl Workload for Synthetic {
+    fn next_request(&mut self) -> Result<Option<HostRequest>, TraceError> {
+        if self.made >= self.p.requests {
+            return Ok(None);
+        }
+        let t = self.next_arrival();
+        self.now = t;
+        let op = if self.rng.random::<f64>() < self.p.read_ratio { Op::Read } else { Op::Write };
+        let len = self.size();
+        let a = self.p.align_bytes;
+        let size_slots = len.div_ceil(a);
+        let slot = self.slot(size_slots);
+        // Keep the request inside the range.
+        let slot = slot.min(self.slots.saturating_sub(size_slots));
+        self.made += 1;
+        Ok(Some(HostRequest { arrival: t.round() as u64, op, offset: slot * a, len, line: 0 }))
+    }
+    fn progress(&self) -> f64 {
+        self.made as f64 / self.p.requests as f64
+    }
+    fn describe(&self) -> Value {
+        json!({
+            "kind": "synthetic",
+            "synthetic": true,
+            "generator": "flashsched.synthetic",
+            "requests": self.p.requests,
+            "arrival": self.p.arrival,
+            "address": self.p.address,
+            "read_ratio": self.p.read_ratio,
+        })
+    }
+}
