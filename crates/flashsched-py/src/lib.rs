@@ -1,1 +1,233 @@
+//! PyO3 bindings for flashsched: the only place that knows about Python. Long calls release the
+//! GIL and poll for Ctrl-C, which stops the run cleanly and raises KeyboardInterrupt.
 
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use flashsched::config::{self, ConfigErrors, Options, Settings};
+use flashsched::trace::{self, TraceReader};
+use flashsched::{Error, RunOptions};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+create_exception!(_core, FlashschedError, PyException, "Base class of flashsched's errors.");
+create_exception!(_core, ConfigError, FlashschedError, "The configuration is invalid; `.errors` lists every problem.");
+create_exception!(_core, TraceError, FlashschedError, "A trace file is malformed; the message names file and line.");
+create_exception!(_core, SimulationError, FlashschedError, "The simulation itself failed.");
+
+fn config_err(py: Python<'_>, e: ConfigErrors) -> PyErr {
+    let err = ConfigError::new_err(e.to_string());
+    let list: Vec<(String, String, String)> = e.0.iter().map(|x| (x.path.clone(), x.origin.clone(), x.message.clone())).collect();
+    let _ = err.value(py).setattr("errors", list);
+    err
+}
+
+fn trace_err(py: Python<'_>, e: trace::TraceError) -> PyErr {
+    let err = TraceError::new_err(e.to_string());
+    let v = err.value(py);
+    let _ = v.setattr("file", e.file.clone());
+    let _ = v.setattr("line", e.line);
+    err
+}
+
+/// Build options from sources applied in order: ("preset", name), ("file", path),
+/// ("toml", text, origin), ("json", text, origin); then `--set` assignments.
+fn build_options(py: Python<'_>, sources: Vec<(String, String, String)>, sets: Vec<String>) -> PyResult<Options> {
+    let mut o = Options::new();
+    let mut errors = ConfigErrors::default();
+    for (kind, payload, origin) in sources {
+        let r = match kind.as_str() {
+            "preset" => Options::from_preset(&payload).map(|p| {
+                for (k, v) in p.entries {
+                    o.entries.insert(k, v);
+                }
+            }),
+            "file" => match std::fs::read_to_string(&payload) {
+                Ok(text) => o.merge_toml_str(&text, &payload, 0),
+                Err(e) => Err(ConfigErrors::one(config::ConfigError::new("", &payload, format!("cannot read: {e}")))),
+            },
+            "toml" => o.merge_toml_str(&payload, &origin, 0),
+            "json" => o.merge_json_str(&payload, &origin),
+            other => Err(ConfigErrors::one(config::ConfigError::new("", "", format!("unknown config source kind {other}")))),
+        };
+        if let Err(e) = r {
+            errors.0.extend(e.0);
+        }
+    }
+    for s in sets {
+        if let Err(e) = o.set(&s) {
+            errors.0.extend(e.0);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(config_err(py, errors));
+    }
+    Ok(o)
+}
+
+fn settings(py: Python<'_>, sources: Vec<(String, String, String)>, sets: Vec<String>) -> PyResult<Settings> {
+    let o = build_options(py, sources, sets)?;
+    Settings::from_options(&o).map_err(|e| config_err(py, e))
+}
+
+/// Resolve a configuration; returns (TOML text with units, {path: (plain value, origin)}).
+#[pyfunction]
+#[pyo3(signature = (sources, sets))]
+fn resolve_config(py: Python<'_>, sources: Vec<(String, String, String)>, sets: Vec<String>) -> PyResult<(String, Py<PyDict>)> {
+    let s = settings(py, sources, sets)?;
+    let d = PyDict::new(py);
+    for (k, (v, origin)) in &s.resolved.values {
+        d.set_item(*k, (v.to_plain(), origin.as_str()))?;
+    }
+    Ok((s.resolved.to_toml(), d.unbind()))
+}
+
+/// Run a simulation. Returns (json text, summary [(column, json value text)], interval lines,
+/// request-log columns or None).
+#[pyfunction]
+#[pyo3(signature = (sources, sets, request_log=false, full_invariant_check=false, progress=None))]
+fn simulate(
+    py: Python<'_>,
+    sources: Vec<(String, String, String)>,
+    sets: Vec<String>,
+    request_log: bool,
+    full_invariant_check: bool,
+    progress: Option<PyObject>,
+) -> PyResult<(String, Vec<(String, String)>, Vec<String>, Option<Py<PyDict>>)> {
+    let s = settings(py, sources, sets)?;
+    let opts = RunOptions { request_log, full_invariant_check };
+    let mut interrupted = false;
+    let mut callback_error: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let mut last = Instant::now();
+        let mut hook = |p: &flashsched::Progress| -> bool {
+            if last.elapsed() < Duration::from_millis(100) && p.fraction < 1.0 {
+                return true;
+            }
+            last = Instant::now();
+            Python::with_gil(|py| {
+                if py.check_signals().is_err() {
+                    interrupted = true;
+                    return false;
+                }
+                if let Some(cb) = &progress {
+                    if let Err(e) = cb.call1(py, (p.fraction, p.sim_time_ns, p.requests_done, p.events)) {
+                        callback_error = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        };
+        flashsched::run(&s, &opts, &mut hook)
+    });
+    if interrupted {
+        return Err(PyKeyboardInterrupt::new_err("simulation interrupted"));
+    }
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    let r = match result {
+        Ok(r) => r,
+        Err(Error::Config(e)) => return Err(config_err(py, e)),
+        Err(Error::Trace(e)) => return Err(trace_err(py, e)),
+        Err(Error::Sim(e)) => return Err(SimulationError::new_err(e.to_string())),
+    };
+    let summary = r.summary.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+    let log = if request_log {
+        let d = PyDict::new(py);
+        let rows = &r.request_log;
+        macro_rules! col {
+            ($name:expr, $f:expr) => {
+                d.set_item($name, PyList::new(py, rows.iter().map($f))?)?;
+            };
+        }
+        col!("arrival_ns", |x: &flashsched::RequestLogRow| x.arrival_ns);
+        col!("dispatch_ns", |x: &flashsched::RequestLogRow| x.dispatch_ns);
+        col!("complete_ns", |x: &flashsched::RequestLogRow| x.complete_ns);
+        col!("op", |x: &flashsched::RequestLogRow| x.op.name());
+        col!("offset", |x: &flashsched::RequestLogRow| x.offset);
+        col!("len", |x: &flashsched::RequestLogRow| x.len);
+        col!("lat_ns", |x: &flashsched::RequestLogRow| x.complete_ns - x.arrival_ns);
+        col!("host_queue_ns", |x: &flashsched::RequestLogRow| x.stages.host_queue);
+        col!("device_queue_ns", |x: &flashsched::RequestLogRow| x.stages.device_queue);
+        col!("die_wait_ns", |x: &flashsched::RequestLogRow| x.stages.die_wait);
+        col!("channel_wait_ns", |x: &flashsched::RequestLogRow| x.stages.channel_wait);
+        col!("bus_ns", |x: &flashsched::RequestLogRow| x.stages.bus);
+        col!("array_ns", |x: &flashsched::RequestLogRow| x.stages.array);
+        col!("ecc_ns", |x: &flashsched::RequestLogRow| x.stages.ecc);
+        Some(d.unbind())
+    } else {
+        None
+    };
+    Ok((r.json.to_string(), summary, r.intervals, log))
+}
+
+/// Summarise a trace file; returns JSON text.
+#[pyfunction]
+#[pyo3(signature = (path, format="auto", device=None, blkparse_action="Q"))]
+fn trace_stats(py: Python<'_>, path: String, format: &str, device: Option<u64>, blkparse_action: &str) -> PyResult<String> {
+    let fmt = config::settings::TraceFormat::parse(format).ok_or_else(|| {
+        config_err(py, ConfigErrors::one(config::ConfigError::new("--format", "", format!("unknown format \"{format}\" (one of: {})", config::keys::TRACE_FORMATS.join(", ")))))
+    })?;
+    let action = blkparse_action.chars().next().unwrap_or('Q');
+    let r = py.allow_threads(|| {
+        let mut reader = TraceReader::open(Path::new(&path), fmt, device, action)?;
+        trace::stats::trace_stats(&mut reader)
+    });
+    r.map(|v| v.to_string()).map_err(|e| trace_err(py, e))
+}
+
+#[pyfunction]
+fn json_schema() -> String {
+    serde_json::to_string_pretty(&config::schema::json_schema()).unwrap() + "\n"
+}
+
+#[pyfunction]
+fn config_reference() -> String {
+    config::schema::reference_markdown()
+}
+
+#[pyfunction]
+fn preset_names() -> Vec<&'static str> {
+    config::presets::NAMES.to_vec()
+}
+
+#[pyfunction]
+fn preset_text(name: &str) -> Option<&'static str> {
+    config::presets::get(name)
+}
+
+/// All config keys: (path, type, default, doc).
+#[pyfunction]
+fn config_keys() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    config::keys::KEYS.iter().map(|k| (k.path, k.kind.type_name(), k.default, k.doc)).collect()
+}
+
+/// The JSON keys that depend on the wall clock (left out when comparing runs).
+#[pyfunction]
+fn wall_clock_keys() -> Vec<&'static str> {
+    flashsched::report::WALL_CLOCK_KEYS.to_vec()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", flashsched::report::VERSION)?;
+    m.add("FlashschedError", py.get_type::<FlashschedError>())?;
+    m.add("ConfigError", py.get_type::<ConfigError>())?;
+    m.add("TraceError", py.get_type::<TraceError>())?;
+    m.add("SimulationError", py.get_type::<SimulationError>())?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(config_reference, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(preset_text, m)?)?;
+    m.add_function(wrap_pyfunction!(config_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(wall_clock_keys, m)?)?;
+    Ok(())
+}

@@ -25,7 +25,7 @@ pub struct Dist {
 
 impl Default for Dist {
     fn default() -> Self {
-        Dist { hist: Histogram::new(3).expect("3 significant digits is valid"), n: 0, sum: 0, sumsq: 0, min: 0, max: 0 }
+        Dist { hist: Histogram::new_with_bounds(1, 1 << 42, 3).expect("valid bounds"), n: 0, sum: 0, sumsq: 0, min: 0, max: 0 }
     }
 }
 

@@ -13,8 +13,8 @@ use super::{Op, TraceError, TraceReader};
 pub fn trace_stats(reader: &mut TraceReader) -> Result<Value, TraceError> {
     let mut counts = [0u64; 4];
     let mut bytes = [0u64; 4];
-    let mut sizes = Histogram::<u64>::new(3).expect("histogram");
-    let mut gaps = Histogram::<u64>::new(3).expect("histogram");
+    let mut sizes = Histogram::<u64>::new_with_bounds(1, 1 << 42, 3).expect("histogram");
+    let mut gaps = Histogram::<u64>::new_with_bounds(1, 1 << 42, 3).expect("histogram");
     let (mut gap_sum, mut gap_sq) = (0f64, 0f64);
     let mut pages: HashSet<u64> = HashSet::new();
     let mut written: HashSet<u64> = HashSet::new();

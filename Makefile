@@ -1,0 +1,43 @@
+# flashsched: `make demo` and `make test` do all set-up on a machine with Python 3.11 and Rust.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.flashsched-installed
+SOURCES := $(shell find crates python/flashsched -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.pyi' 2>/dev/null) Cargo.toml pyproject.toml
+
+.PHONY: demo test test-rust test-python install bench docs clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "maturin>=1.5,<2"
+
+# Build the native module in release mode and install the package with its test extras.
+$(STAMP): $(BIN)/python $(SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test --quiet
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	$(BIN)/flashsched demo
+
+test: install test-rust test-python
+
+test-rust:
+	cargo test -p flashsched --quiet
+
+test-python: install
+	$(BIN)/python -m pytest -q
+
+# The reference benchmark (docs/performance.md).
+bench:
+	cargo bench -p flashsched --bench bench8x8
+
+# Regenerate the generated docs (a test fails when they are stale).
+docs: install
+	$(BIN)/python -m flashsched.gendocs
+
+clean:
+	rm -rf $(VENV) target demo-results

@@ -1,0 +1,202 @@
+"""The Python API: ``flashsched.simulate(config, workload, **overrides)``.
+
+``config`` is a preset name (``"vios2016"``), a path to a TOML file, a dict in the same shape as
+the TOML, or a list of those applied in order. ``workload`` is a trace path, a dict of
+``workload.*`` keys, or None to use the workload the config names. Keyword overrides use ``__``
+for dots: ``device__geometry__channels=4`` is ``--set device.geometry.channels=4``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from . import _core
+
+ConfigLike = str | os.PathLike[str] | Mapping[str, Any]
+PERCENTILE_KEYS = ["1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000",
+                   "50.000000", "60.000000", "70.000000", "80.000000", "90.000000", "95.000000",
+                   "99.000000", "99.500000", "99.900000", "99.950000", "99.990000"]
+
+
+def _sources(config: ConfigLike | Sequence[ConfigLike] | None) -> list[tuple[str, str, str]]:
+    if config is None:
+        return []
+    if isinstance(config, (list, tuple)):
+        out: list[tuple[str, str, str]] = []
+        for c in config:
+            out.extend(_sources(c))
+        return out
+    if isinstance(config, Mapping):
+        return [("json", json.dumps(_nest(config)), "python dict")]
+    text = os.fspath(config)
+    if text in _core.preset_names():
+        return [("preset", text, f"preset {text}")]
+    if Path(text).exists():
+        return [("file", text, text)]
+    if text.endswith(".toml") or os.sep in text:
+        raise _core.ConfigError(f"{text}: no such config file")
+    names = ", ".join(_core.preset_names())
+    raise _core.ConfigError(f"\"{text}\" is neither a preset ({names}) nor a config file")
+
+
+def _nest(d: Mapping[str, Any]) -> dict[str, Any]:
+    """Accept both nested dicts and flat dotted keys ({"device.geometry.channels": 4})."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, Mapping):
+            v = _nest(v)
+        node = out
+        parts = str(k).split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        if isinstance(v, dict) and isinstance(node.get(parts[-1]), dict):
+            node[parts[-1]].update(v)
+        else:
+            node[parts[-1]] = v
+    return out
+
+
+def _scalar(v: Any) -> str:
+    """A Python value as the TOML literal `--set` expects."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return json.dumps(str(v))
+
+
+def overrides_to_sets(overrides: Mapping[str, Any]) -> list[str]:
+    return [f"{k.replace('__', '.')}={_scalar(v)}" for k, v in overrides.items()]
+
+
+def workload_sets(workload: str | os.PathLike[str] | Mapping[str, Any] | None, fmt: str | None = None) -> list[str]:
+    if workload is None:
+        return [f"workload.trace.format={fmt}"] if fmt else []
+    if isinstance(workload, Mapping):
+        flat: dict[str, Any] = {}
+
+        def walk(prefix: str, d: Mapping[str, Any]) -> None:
+            for k, v in d.items():
+                key = f"{prefix}.{k}" if prefix else str(k)
+                if isinstance(v, Mapping):
+                    walk(key, v)
+                else:
+                    flat[key] = v
+
+        walk("", workload)
+        return [f"workload.{k}={_scalar(v)}" for k, v in flat.items()]
+    sets = ["workload.kind=\"trace\"", f"workload.trace.path={json.dumps(os.fspath(workload))}"]
+    if fmt:
+        sets.append(f"workload.trace.format={fmt}")
+    return sets
+
+
+@dataclass
+class Result:
+    """One simulation's results.
+
+    ``json`` is the fio-shaped document (``result.json["jobs"][0]["read"]["clat_ns"]``); ``summary``
+    the flat one-row summary; ``requests`` the per-request log (when asked for); ``intervals`` the
+    interval statistics (when ``stats.interval`` is set).
+    """
+
+    json: dict[str, Any]
+    summary: dict[str, Any]
+    interval_lines: list[str] = field(default_factory=list)
+    request_columns: dict[str, list[Any]] | None = None
+
+    @property
+    def summary_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([self.summary])
+
+    @property
+    def latency(self) -> pd.DataFrame:
+        """Latency percentiles (ns) per direction and metric: rows (direction, metric)."""
+        rows = []
+        job = self.json["jobs"][0]
+        for direction in ("read", "write", "trim"):
+            d = job[direction]
+            if d["total_ios"] == 0:
+                continue
+            for metric in ("slat_ns", "clat_ns", "lat_ns"):
+                m = d[metric]
+                row = {"direction": direction, "metric": metric, "N": m["N"], "min": m["min"],
+                       "mean": m["mean"], "stddev": m["stddev"], "max": m["max"]}
+                row.update({f"p{float(k):g}": v for k, v in m["percentile"].items()})
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    @property
+    def stages(self) -> pd.DataFrame:
+        """Mean and p99 of each stage of the latency breakdown, per direction (ns)."""
+        rows = []
+        job = self.json["jobs"][0]
+        for direction in ("read", "write"):
+            d = job[direction]
+            if d["total_ios"] == 0:
+                continue
+            for name, m in d["stages_ns"].items():
+                rows.append({"direction": direction, "stage": name.removesuffix("_ns"), "mean": m["mean"],
+                             "p99": m["percentile"]["99.000000"], "max": m["max"]})
+        return pd.DataFrame(rows)
+
+    @property
+    def requests(self) -> pd.DataFrame | None:
+        if self.request_columns is None:
+            return None
+        return pd.DataFrame(self.request_columns)
+
+    @property
+    def intervals(self) -> pd.DataFrame:
+        return pd.DataFrame([json.loads(line) for line in self.interval_lines])
+
+    @property
+    def ssd(self) -> dict[str, Any]:
+        return self.json["ssd"]
+
+
+def simulate(
+    config: ConfigLike | Sequence[ConfigLike] | None = None,
+    workload: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    *,
+    format: str | None = None,
+    sets: Iterable[str] = (),
+    request_log: bool = False,
+    full_invariant_check: bool = False,
+    progress: Callable[[float, int, int, int], Any] | None = None,
+    **overrides: Any,
+) -> Result:
+    """Run one simulation and return its :class:`Result`.
+
+    The call releases the GIL, and Ctrl-C stops it cleanly (KeyboardInterrupt). ``progress``, if
+    given, is called about ten times a second with (fraction done, simulated ns, requests done,
+    events).
+    """
+    all_sets = workload_sets(workload, format) + list(sets) + overrides_to_sets(overrides)
+    text, summary, intervals, log = _core.simulate(_sources(config), all_sets, request_log,
+                                                   full_invariant_check, progress)
+    return Result(
+        json=json.loads(text),
+        summary={k: json.loads(v) for k, v in summary},
+        interval_lines=intervals,
+        request_columns=log,
+    )
+
+
+def resolve(config: ConfigLike | Sequence[ConfigLike] | None = None, *, sets: Iterable[str] = (),
+            **overrides: Any) -> str:
+    """The resolved configuration as TOML, with units and where each non-default value came from."""
+    text, _ = _core.resolve_config(_sources(config), list(sets) + overrides_to_sets(overrides))
+    return text
+
+
+def trace_stats(path: str | os.PathLike[str], format: str = "auto", device: int | None = None,
+                blkparse_action: str = "Q") -> dict[str, Any]:
+    """Summarise a trace file (request count, mix, sizes, footprint, inter-arrival times)."""
+    return json.loads(_core.trace_stats(os.fspath(path), format, device, blkparse_action))

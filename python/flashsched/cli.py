@@ -1,0 +1,218 @@
+"""The ``flashsched`` command line.
+
+Results go to stdout or ``-o``; progress and messages to stderr. Exit codes: 0 success, 1 a failed
+simulation, 2 bad usage, configuration or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from . import _core
+from .api import Result, simulate, trace_stats, _sources
+from .output import atomic_write_text, write_request_log, summary_csv
+from .table import print_summary, print_trace_stats
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+DEMO_CONFIG = Path(__file__).with_name("workloads") / "demo.toml"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"flashsched: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="flashsched", description="A fast, deterministic, trace-driven SSD simulator.")
+    p.add_argument("--version", action="version", version=f"flashsched {_core.__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    run = sub.add_parser("run", help="simulate a workload on a drive")
+    src = run.add_mutually_exclusive_group(required=True)
+    src.add_argument("--preset", help=f"a built-in drive: {', '.join(_core.preset_names())}")
+    src.add_argument("--config", type=Path, help="a TOML config file (may name a preset to start from)")
+    run.add_argument("--trace", type=Path, help="trace file to replay (.gz and .zst are read directly)")
+    run.add_argument("--format", help="trace format (default: detected): msr, spc, blkparse, disksim, mqsim, fio")
+    run.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
+                     help="override one config key, e.g. --set device.geometry.channels=4 (repeatable)")
+    run.add_argument("-o", "--output", type=Path, help="write the JSON results here instead of stdout")
+    run.add_argument("--csv", type=Path, help="also write the one-row CSV summary here")
+    run.add_argument("--request-log", type=Path, help="write every request's times and stages (.csv or .parquet)")
+    run.add_argument("--intervals", type=Path, help="write interval statistics as JSON Lines (needs stats.interval)")
+    run.add_argument("--check-invariants", action="store_true", help="walk the whole FTL at the end and check every invariant")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table on stderr")
+
+    trace = sub.add_parser("trace", help="inspect trace files")
+    tsub = trace.add_subparsers(dest="trace_command", required=True, parser_class=_Parser)
+    ts = tsub.add_parser("stats", help="request count, mix, sizes, footprint, inter-arrival times")
+    ts.add_argument("file", type=Path)
+    ts.add_argument("--format", default="auto")
+    ts.add_argument("--device", type=int, help="only this volume / device / ASU")
+    ts.add_argument("--blkparse-action", default="Q", choices=["Q", "D"])
+    ts.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    cfg = sub.add_parser("config", help="show configurations and the config schema")
+    csub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_Parser)
+    show = csub.add_parser("show", help="print the resolved configuration of a preset or file")
+    show.add_argument("source", help="preset name or TOML file")
+    show.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE")
+    csub.add_parser("schema", help="print the JSON Schema of config files")
+    csub.add_parser("presets", help="list the built-in presets")
+
+    demo = sub.add_parser("demo", help="simulate the bundled synthetic workload on the vios2016 drive")
+    demo.add_argument("-o", "--output-dir", type=Path, default=Path("demo-results"))
+    demo.add_argument("-q", "--quiet", action="store_true")
+    return p
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr that appears only once a run has taken about a second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and (sys.stderr.isatty() or os.environ.get("FLASHSCHED_PROGRESS") == "1")
+        self.start = time.monotonic()
+        self.progress: Any = None
+        self.task: Any = None
+
+    def __call__(self, fraction: float, sim_ns: int, done: int, events: int) -> None:
+        if not self.enabled or time.monotonic() - self.start < 1.0:
+            return
+        if self.progress is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.progress = Progress(TextColumn("simulating"), BarColumn(), TextColumn("{task.percentage:>5.1f}%"),
+                                     TextColumn("{task.fields[done]} requests"), TimeElapsedColumn(),
+                                     TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
+                                     transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("sim", total=1.0, done=0)
+        self.progress.update(self.task, completed=fraction, done=f"{done:,}")
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def _run(args: argparse.Namespace) -> int:
+    config: Any = args.preset if args.preset else args.config
+    if args.config is not None and not args.config.exists():
+        raise _core.ConfigError(f"{args.config}: no such config file")
+    if args.trace is not None and not args.trace.exists():
+        raise _core.TraceError(f"{args.trace}:0: no such file")
+    bar = _ProgressBar(not args.quiet)
+    try:
+        result = simulate(config, args.trace, format=args.format, sets=args.sets,
+                          request_log=args.request_log is not None,
+                          full_invariant_check=args.check_invariants, progress=bar)
+    finally:
+        bar.close()
+    _write_outputs(result, args.output, args.csv, args.request_log, args.intervals)
+    if not args.quiet:
+        print_summary(result, sys.stderr if args.output is None else sys.stdout)
+    return EXIT_OK if result.ssd["invariants"] == "ok" else EXIT_FAILED
+
+
+def _write_outputs(result: Result, output: Path | None, csv: Path | None, request_log: Path | None,
+                   intervals: Path | None) -> None:
+    """All outputs are rendered first, then each is written atomically (temp file + rename)."""
+    text = json.dumps(result.json, indent=2) + "\n"
+    if intervals is not None and not result.interval_lines:
+        raise _core.ConfigError("--intervals needs stats.interval > 0, e.g. --set stats.interval=10ms")
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(output, text)
+    if csv is not None:
+        atomic_write_text(csv, summary_csv(result.summary))
+    if request_log is not None:
+        frame = result.requests
+        assert frame is not None
+        write_request_log(frame, request_log)
+    if intervals is not None:
+        atomic_write_text(intervals, "".join(line + "\n" for line in result.interval_lines))
+
+
+def _demo(args: argparse.Namespace) -> int:
+    out: Path = args.output_dir
+    if not args.quiet:
+        print(f"flashsched demo: {DEMO_CONFIG.name} (synthetic workload, vios2016 drive)", file=sys.stderr)
+    bar = _ProgressBar(not args.quiet)
+    t0 = time.monotonic()
+    try:
+        result = simulate(str(DEMO_CONFIG), progress=bar)
+    finally:
+        bar.close()
+    wall = time.monotonic() - t0
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "result.json", json.dumps(result.json, indent=2) + "\n")
+    atomic_write_text(out / "summary.csv", summary_csv(result.summary))
+    print_summary(result, sys.stdout)
+    n = result.json["flashsched"]["requests_completed"]
+    print(f"\n{n:,} requests simulated in {wall:.2f} s. Results: {out / 'result.json'}, {out / 'summary.csv'}")
+    return EXIT_OK
+
+
+def _trace(args: argparse.Namespace) -> int:
+    stats = trace_stats(args.file, args.format, args.device, args.blkparse_action)
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        print_trace_stats(stats, sys.stdout)
+    return EXIT_OK
+
+
+def _config(args: argparse.Namespace) -> int:
+    if args.config_command == "schema":
+        sys.stdout.write(_core.json_schema())
+    elif args.config_command == "presets":
+        for name in _core.preset_names():
+            text = _core.preset_text(name) or ""
+            first = next((l[2:] for l in text.splitlines() if l.startswith("# ")), "")
+            print(f"{name:12} {first}")
+    else:
+        text, _ = _core.resolve_config(_sources(args.source), args.sets)
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _run(args)
+        if args.command == "demo":
+            return _demo(args)
+        if args.command == "trace":
+            return _trace(args)
+        return _config(args)
+    except _core.ConfigError as e:
+        print(f"flashsched: config error:\n{_indent(str(e))}", file=sys.stderr)
+        return EXIT_USAGE
+    except _core.TraceError as e:
+        print(f"flashsched: trace error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except _core.SimulationError as e:
+        print(f"flashsched: simulation failed: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("flashsched: interrupted", file=sys.stderr)
+        return 130
+    except OSError as e:
+        print(f"flashsched: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"  {line}" for line in text.splitlines())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
