@@ -217,7 +217,7 @@ pub fn without_wall_clock(doc: &Value) -> Value {
     let mut d = doc.clone();
     if let Some(m) = d.as_object_mut() {
         for k in WALL_CLOCK_KEYS {
-            m.remove(k);
+            m.shift_remove(k);
         }
     }
     d

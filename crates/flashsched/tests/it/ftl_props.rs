@@ -1,0 +1,105 @@
+//! Property tests of the FTL invariants over random operation sequences and random (including
+//! tiny) geometries: every valid logical page maps to exactly one valid physical page and back,
+//! valid counts match the bitmaps, free + valid + invalid = total, erase counts never fall.
+
+use flashsched::config::{Options, Settings};
+use flashsched::ftl::{self, Ftl};
+use flashsched::nand::Layout;
+use flashsched::{run, RunOptions};
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Write(u32),
+    Trim(u32),
+}
+
+fn geometry() -> impl Strategy<Value = (u32, u32, u32, u32, u32, u32, f64)> {
+    // channels, chips, dies, planes, blocks per plane, pages per block, over-provisioning
+    (1u32..=2, 1u32..=2, 1u32..=2, 1u32..=2, 16u32..=32, prop::sample::select(vec![1u32, 3, 4, 16, 64, 70]), 0.25f64..0.5)
+}
+
+fn settings(g: (u32, u32, u32, u32, u32, u32, f64)) -> Settings {
+    let mut o = Options::from_preset("tiny").unwrap();
+    for (k, v) in [
+        ("device.geometry.channels", g.0.to_string()),
+        ("device.geometry.chips_per_channel", g.1.to_string()),
+        ("device.geometry.dies_per_chip", g.2.to_string()),
+        ("device.geometry.planes_per_die", g.3.to_string()),
+        ("device.geometry.blocks_per_plane", g.4.to_string()),
+        ("device.geometry.pages_per_block", g.5.to_string()),
+        ("ftl.overprovisioning", format!("{}", g.6)),
+        ("ftl.gc.threshold", "0.0".to_string()),
+    ] {
+        o.set(&format!("{k}={v}")).unwrap();
+    }
+    Settings::from_options(&o).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn untimed_ftl_keeps_its_invariants(g in geometry(), ops in prop::collection::vec((any::<bool>(), any::<u32>()), 1..1500)) {
+        let s = settings(g);
+        let layout = Layout::new(&s.geometry);
+        let mut f = Ftl::new(layout, s.logical_pages(), s.gc_floor_blocks());
+        let mut alloc = ftl::alloc::build(&s, layout);
+        let mut gc = ftl::gc::build(&s);
+        let mut erases_before = f.erase_counts().to_vec();
+        let ops: Vec<Op> = ops.into_iter().map(|(w, x)| {
+            let lpn = x % s.logical_pages() as u32;
+            if w || x % 7 != 0 { Op::Write(lpn) } else { Op::Trim(lpn) }
+        }).collect();
+        for (i, op) in ops.iter().enumerate() {
+            match *op {
+                Op::Write(lpn) => f.write_untimed(lpn, alloc.plane_for_write(lpn as u64), gc.as_mut()).unwrap(),
+                Op::Trim(lpn) => { f.trim(lpn); }
+            }
+            if i % 97 == 0 {
+                f.check_invariants().map_err(|e| TestCaseError::fail(format!("after op {i}: {e}")))?;
+                let now = f.erase_counts().to_vec();
+                prop_assert!(now.iter().zip(&erases_before).all(|(a, b)| a >= b), "an erase count fell");
+                erases_before = now;
+            }
+        }
+        f.check_invariants().map_err(TestCaseError::fail)?;
+        // Every valid logical page maps to exactly one physical page that maps back.
+        let mapped: Vec<u32> = (0..s.logical_pages() as u32).filter(|&l| f.lookup(l).is_some()).collect();
+        let mut ppns: Vec<u32> = mapped.iter().map(|&l| f.lookup(l).unwrap()).collect();
+        ppns.sort_unstable();
+        ppns.dedup();
+        prop_assert_eq!(ppns.len(), mapped.len());
+        for &l in &mapped {
+            prop_assert_eq!(f.lpn_at(f.lookup(l).unwrap()), l);
+        }
+    }
+
+    #[test]
+    fn timed_runs_keep_invariants_under_gc(g in geometry(), seed in 0u64..1000, reads in 0.0f64..0.6) {
+        let mut o = Options::from_preset("tiny").unwrap();
+        for (k, v) in [
+            ("device.geometry.channels", g.0.to_string()),
+            ("device.geometry.chips_per_channel", g.1.to_string()),
+            ("device.geometry.dies_per_chip", g.2.to_string()),
+            ("device.geometry.planes_per_die", g.3.to_string()),
+            ("device.geometry.blocks_per_plane", g.4.to_string()),
+            ("device.geometry.pages_per_block", g.5.to_string()),
+            ("ftl.overprovisioning", format!("{}", g.6)),
+            ("ftl.gc.threshold", "0.1".to_string()),
+            ("workload.kind", "\"synthetic\"".to_string()),
+            ("workload.synthetic.requests", "600".to_string()),
+            ("workload.synthetic.read_ratio", format!("{reads}")),
+            ("workload.synthetic.interarrival", "\"20us\"".to_string()),
+            ("workload.synthetic.size_max", "\"16KiB\"".to_string()),
+            ("seed", seed.to_string()),
+        ] {
+            o.set(&format!("{k}={v}")).unwrap();
+        }
+        let s = match Settings::from_options(&o) { Ok(s) => s, Err(_) => return Ok(()) };
+        let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&r.json["ssd"]["invariants"], "ok");
+        prop_assert_eq!(r.json["flashsched"]["requests_completed"].as_u64(), Some(600));
+    }
+}

@@ -1,0 +1,63 @@
+//! The integration tests, one binary (faster to build and link than one per file).
+
+mod determinism;
+mod ftl_props;
+mod gc_wa;
+mod golden;
+mod timing;
+mod traces;
+
+use std::io::Write;
+
+use flashsched::{config, run, RunOptions, RunResult};
+
+/// A trace written to a temporary file (MQSim ASCII: `time_ns device lsa sectors type`).
+pub struct TempTrace {
+    pub path: std::path::PathBuf,
+}
+
+impl TempTrace {
+    pub fn new(name: &str, lines: &[String]) -> Self {
+        let dir = std::env::temp_dir().join(format!("flashsched-it-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        let mut f = std::fs::File::create(&path).unwrap();
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        TempTrace { path }
+    }
+}
+
+impl Drop for TempTrace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// One request in MQSim ASCII: time (ns), byte offset, bytes, read?
+pub fn req(t_ns: u64, offset: u64, bytes: u64, read: bool) -> String {
+    format!("{t_ns} 0 {} {} {}", offset / 512, bytes / 512, if read { 1 } else { 0 })
+}
+
+/// Run `lines` on a preset with overrides; returns the result with the request log.
+pub fn run_lines(preset: &str, name: &str, lines: &[String], sets: &[&str]) -> RunResult {
+    let t = TempTrace::new(name, lines);
+    let mut all = vec!["workload.kind=trace".to_string(), format!("workload.trace.path={}", t.path.display())];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    let s = config::load(Some(preset), None, &all).unwrap_or_else(|e| panic!("{e}"));
+    run(&s, &RunOptions { request_log: true, full_invariant_check: true }, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Total latency of each logged request, in arrival order.
+pub fn latencies(r: &RunResult) -> Vec<u64> {
+    let mut rows = r.request_log.clone();
+    rows.sort_by_key(|x| (x.arrival_ns, x.offset));
+    rows.iter().map(|x| x.complete_ns - x.arrival_ns).collect()
+}
+
+/// Path of the shared trace folder, if present (CI has it beside the clone).
+pub fn shared() -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared");
+    p.join("traces").is_dir().then_some(p)
+}

@@ -1,0 +1,113 @@
+//! Exact latencies on an idle drive, computed by hand from the `tiny` preset:
+//! command 1 us, tR 50 us, tPROG 500 us, tBERS 2 ms, 8-bit channel at 100 MT/s, so a 4 KiB page
+//! crosses the channel in 4096 / 100e6 s = 40.96 us. Geometry 2 channels x 2 chips x 1 die x 2
+//! planes; CWDP striping puts lpn 0 on channel 0 chip 0, lpn 1 on channel 1, lpn 2 on channel 0
+//! chip 1, lpn 4 on channel 0 chip 0 plane 1 (the same die as lpn 0).
+
+use super::{latencies, req, run_lines};
+
+const CMD: u64 = 1_000;
+const T_R: u64 = 50_000;
+const T_PROG: u64 = 500_000;
+const XFER_4K: u64 = 40_960;
+const PAGE: u64 = 4096;
+
+#[test]
+fn single_read_is_command_array_transfer() {
+    let r = run_lines("tiny", "read1", &[req(0, 0, PAGE, true)], &[]);
+    assert_eq!(latencies(&r), vec![CMD + T_R + XFER_4K]); // 91,960 ns
+    let s = r.request_log[0].stages;
+    assert_eq!((s.bus, s.array, s.die_wait, s.channel_wait), (CMD + XFER_4K, T_R, 0, 0));
+}
+
+#[test]
+fn ecc_adds_decode_time_after_the_transfer() {
+    let r = run_lines("tiny", "read-ecc", &[req(0, 0, PAGE, true)], &["device.timing.ecc=8us"]);
+    assert_eq!(latencies(&r), vec![CMD + T_R + XFER_4K + 8_000]);
+}
+
+#[test]
+fn half_page_read_transfers_half_a_page() {
+    let r = run_lines("tiny", "read-half", &[req(0, 0, 2048, true)], &[]);
+    assert_eq!(latencies(&r), vec![CMD + T_R + XFER_4K / 2]);
+}
+
+#[test]
+fn single_write_is_command_data_in_program() {
+    let r = run_lines("tiny", "write1", &[req(0, 0, PAGE, false)], &[]);
+    assert_eq!(latencies(&r), vec![CMD + XFER_4K + T_PROG]); // 541,960 ns
+}
+
+#[test]
+fn two_page_write_on_two_channels_runs_in_parallel() {
+    // lpn 0 and lpn 1 live on different channels: both pages finish together.
+    let r = run_lines("tiny", "write2", &[req(0, 0, 2 * PAGE, false)], &[]);
+    assert_eq!(latencies(&r), vec![CMD + XFER_4K + T_PROG]);
+}
+
+#[test]
+fn two_reads_to_one_die_serialise() {
+    // lpn 0 and lpn 4: same die (planes of one die take turns).
+    let r = run_lines("tiny", "same-die", &[req(0, 0, PAGE, true), req(0, 4 * PAGE, PAGE, true)], &[]);
+    let one = CMD + T_R + XFER_4K;
+    assert_eq!(latencies(&r), vec![one, 2 * one]);
+    let second = r.request_log.iter().find(|x| x.offset == 4 * PAGE).unwrap();
+    assert_eq!(second.stages.die_wait, one);
+}
+
+#[test]
+fn reads_on_different_channels_overlap() {
+    let r = run_lines("tiny", "two-channels", &[req(0, 0, PAGE, true), req(0, PAGE, PAGE, true)], &[]);
+    let one = CMD + T_R + XFER_4K;
+    assert_eq!(latencies(&r), vec![one, one]);
+}
+
+#[test]
+fn transfers_on_one_channel_serialise() {
+    // lpn 0 (chip 0) and lpn 2 (chip 1) share channel 0. Commands: [0, 1us] and [1us, 2us];
+    // arrays end at 51 us and 52 us; data out: [51, 91.96] us, then the second waits for the bus
+    // until 91.96 us and finishes at 132.92 us.
+    let r = run_lines("tiny", "one-channel", &[req(0, 0, PAGE, true), req(0, 2 * PAGE, PAGE, true)], &[]);
+    let first = CMD + T_R + XFER_4K;
+    let second = first + XFER_4K;
+    assert_eq!(latencies(&r), vec![first, second]);
+    let s = r.request_log.iter().find(|x| x.offset == 2 * PAGE).unwrap().stages;
+    assert_eq!(s.channel_wait, CMD + (first - (2 * CMD + T_R)));
+    // The stages of every request add up to its latency.
+    for x in &r.request_log {
+        let b = x.stages;
+        let sum = b.host_queue + b.device_queue + b.die_wait + b.channel_wait + b.bus + b.array + b.ecc;
+        assert_eq!(sum, x.complete_ns - x.arrival_ns);
+    }
+}
+
+#[test]
+fn queue_depth_holds_requests_in_the_host() {
+    // Queue depth 1: the second read waits in the host until the first completes.
+    let r = run_lines("tiny", "qd1", &[req(0, 0, PAGE, true), req(0, PAGE, PAGE, true)], &["host.queue_depth=1"]);
+    let one = CMD + T_R + XFER_4K;
+    assert_eq!(latencies(&r), vec![one, 2 * one]);
+    let second = r.request_log.iter().find(|x| x.offset == PAGE).unwrap();
+    assert_eq!(second.stages.host_queue, one);
+}
+
+#[test]
+fn read_after_write_reads_where_the_write_went() {
+    // Write lpn 0 at t=0, read it at t=1 ms (after the program): an idle single-page read.
+    let r = run_lines("tiny", "raw", &[req(0, 0, PAGE, false), req(1_000_000, 0, PAGE, true)], &[]);
+    assert_eq!(latencies(&r), vec![CMD + XFER_4K + T_PROG, CMD + T_R + XFER_4K]);
+    assert_eq!(r.json["ssd"]["host_reads_unmapped"], 0);
+}
+
+#[test]
+fn trim_invalidates_without_flash_work() {
+    let lines: Vec<String> = ["fio version 2 iolog", "/dev/x add", "/dev/x write 0 4096", "/dev/x wait 2000", "/dev/x trim 0 4096"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let r = run_lines("tiny", "trim.iolog", &lines, &[]);
+    assert_eq!(r.json["ssd"]["nand_pages_written"], 1);
+    assert_eq!(r.json["ssd"]["trimmed_pages"], 1);
+    assert_eq!(r.json["ssd"]["mapped_pages_end"], 0);
+    assert_eq!(r.json["jobs"][0]["trim"]["total_ios"], 1);
+}
