@@ -41,8 +41,12 @@ def _sources(config: ConfigLike | Sequence[ConfigLike] | None) -> list[tuple[str
         return [("file", text, text)]
     if text.endswith(".toml") or os.sep in text:
         raise _core.ConfigError(f"{text}: no such config file")
-    names = ", ".join(_core.preset_names())
-    raise _core.ConfigError(f"\"{text}\" is neither a preset ({names}) nor a config file")
+    import difflib
+
+    names = _core.preset_names()
+    close = difflib.get_close_matches(text, names, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise _core.ConfigError(f"\"{text}\" is neither a preset nor a config file{hint}; presets: {', '.join(names)}")
 
 
 def _nest(d: Mapping[str, Any]) -> dict[str, Any]:

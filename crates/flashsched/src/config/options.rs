@@ -20,6 +20,9 @@ pub struct Entry {
 #[derive(Debug, Clone, Default)]
 pub struct Options {
     pub entries: BTreeMap<String, Entry>,
+    /// Unknown keys and sections found while merging. They do not stop the merge, so that
+    /// resolving reports them together with every other problem of the configuration.
+    pub errors: ConfigErrors,
 }
 
 impl Options {
@@ -72,7 +75,8 @@ impl Options {
         for (path, value) in flat {
             self.entries.insert(path, Entry { value, origin: origin.to_string() });
         }
-        errors.into_result(())
+        self.errors.0.extend(errors.0);
+        Ok(())
     }
 
     /// Merge a JSON object (what the Python API sends for a dict).
@@ -106,9 +110,10 @@ impl Options {
             }
         }
         let mut errors = ConfigErrors::default();
-        check_known(path, &mut errors, "--set");
-        errors.into_result(())?;
-        self.entries.insert(path.to_string(), Entry { value, origin: "--set".into() });
+        if check_known(path, &mut errors, "--set") {
+            self.entries.insert(path.to_string(), Entry { value, origin: "--set".into() });
+        }
+        self.errors.0.extend(errors.0);
         Ok(())
     }
 
@@ -213,9 +218,8 @@ mod tests {
     #[test]
     fn unknown_keys_are_all_reported_with_suggestions() {
         let mut o = Options::new();
-        let err = o
-            .merge_toml_str("[device.geometry]\nchanels = 4\nplanes_per_dye = 2\n[ftl]\nbogus = 1\n", "my.toml", 0)
-            .unwrap_err();
+        o.merge_toml_str("[device.geometry]\nchanels = 4\nplanes_per_dye = 2\n[ftl]\nbogus = 1\n", "my.toml", 0).unwrap();
+        let err = o.errors.clone();
         let s = err.to_string();
         assert_eq!(err.0.len(), 3, "{s}");
         assert!(s.contains("device.geometry.chanels: unknown key (did you mean device.geometry.channels?)"), "{s}");
@@ -231,7 +235,8 @@ mod tests {
         assert_eq!(o.get("device.timing.read").unwrap().value, toml::Value::String("50us".into()));
         assert_eq!(o.get("device.geometry.channels").unwrap().value, toml::Value::Integer(4));
         assert!(o.set("nonsense").is_err());
-        assert!(o.set("device.geometry=3").unwrap_err().to_string().contains("is a section"));
+        o.set("device.geometry=3").unwrap();
+        assert!(o.errors.to_string().contains("is a section"));
     }
 
     #[test]

@@ -346,7 +346,15 @@ pub struct Settings {
 
 impl Settings {
     pub fn from_options(options: &Options) -> Result<Settings, ConfigErrors> {
-        let r = ResolvedMap::resolve(options)?;
+        let r = match ResolvedMap::resolve(options) {
+            Ok(r) if options.errors.is_empty() => r,
+            Ok(_) => return Err(options.errors.clone()),
+            Err(e) => {
+                let mut all = options.errors.clone();
+                all.0.extend(e.0);
+                return Err(all);
+            }
+        };
         let mut errors = ConfigErrors::default();
         let mut err = |path: &str, msg: String| errors.push(ConfigError::new(path, r.origin(path), msg));
 
@@ -371,7 +379,7 @@ impl Settings {
             * geometry.blocks_per_plane as u128
             * geometry.pages_per_block as u128;
         if total_pages >= u32::MAX as u128 {
-            err("device.geometry", format!("the drive has {total_pages} pages; at most {} are supported (use larger pages or fewer blocks)", u32::MAX - 1));
+            err("device.geometry.blocks_per_plane", format!("the drive has {total_pages} pages; at most {} are supported (use larger pages or fewer blocks)", u32::MAX - 1));
         }
         let width = r.int("device.channel.width_bits");
         if width % 8 != 0 {

@@ -183,17 +183,20 @@ impl Ftl {
     // ---- allocation and programming
 
     /// Reserve the next free page of the plane's active block, opening a free block if needed.
-    /// `None` when a host write would have to take the plane's last free block (reserved for GC),
-    /// or when the plane is completely out of pages.
+    /// A host write gets a page only while more than one block's worth of free pages would remain
+    /// in the plane: GC of one victim moves at most `pages_per_block - 1` pages, so this reserve
+    /// guarantees GC can always finish, even with host writes interleaved with its moves.
+    /// `None` when the page is refused (or the plane has no free page at all).
     pub fn allocate(&mut self, plane: u32, who: Writer) -> Option<Ppn> {
         let ppb = self.layout.pages_per_block as u16;
         let ps = &self.planes[plane as usize];
-        let need_block = ps.active == NONE || self.write_ptr[ps.active as usize] >= ppb;
-        if need_block {
-            let reserve = if who == Writer::Host { 1 } else { 0 };
-            if self.planes[plane as usize].free_blocks <= reserve {
-                return None;
-            }
+        let active_left = if ps.active == NONE { 0 } else { (ppb - self.write_ptr[ps.active as usize]) as u64 };
+        let free_pages = ps.free_blocks as u64 * ppb as u64 + active_left;
+        let reserve = if who == Writer::Host { ppb as u64 } else { 0 };
+        if free_pages <= reserve {
+            return None;
+        }
+        if active_left == 0 {
             let old = self.planes[plane as usize].active;
             if old != NONE {
                 self.state[old as usize] = BlockState::Full;
@@ -205,10 +208,8 @@ impl Ftl {
         let b = self.planes[plane as usize].active;
         let page = self.write_ptr[b as usize];
         self.write_ptr[b as usize] += 1;
-        if self.write_ptr[b as usize] == ppb {
-            // Full now; leave it active until the next allocation so it is not a GC candidate
-            // while its last program may still be in flight.
-        }
+        // A block that just became full stays `Active` until the next allocation, so it is not a
+        // GC candidate while its last program may still be in flight.
         Some(b * ppb as u32 + page as u32)
     }
 

@@ -264,6 +264,11 @@ impl Simulator {
     /// false cancels the run.
     pub fn run(mut self, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutcome, SimError> {
         self.fetch_next_arrival()?;
+        if self.next_arrival.is_none() {
+            let d = self.workload.describe();
+            let file = d["path"].as_str().unwrap_or("workload").to_string();
+            return Err(SimError::Trace(TraceError { file, line: 0, message: "the workload holds no requests".into() }));
+        }
         let mut since_hook = 0u32;
         while let Some(e) = self.events.pop() {
             debug_assert!(e.time >= self.now, "time went backwards");
@@ -537,7 +542,10 @@ impl Simulator {
                     self.txns.remove(t);
                     return;
                 }
-                let ppn = self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always has its reserved block");
+                let Some(ppn) = self.ftl.allocate(txn.plane, Writer::Gc) else {
+                    let ps = &self.ftl.planes[txn.plane as usize];
+                    panic!("GC out of pages: plane {} free_blocks {} active {} wp {} victim {} pending {} valid_victim {}", txn.plane, ps.free_blocks, ps.active, self.ftl.write_pointer(ps.active), ps.gc_victim, ps.gc_pending, self.ftl.valid_count(ps.gc_victim));
+                };
                 self.ftl.program(txn.lpn, ppn);
                 self.txns.get_mut(t).ppn = ppn;
                 Phase::WriteIn

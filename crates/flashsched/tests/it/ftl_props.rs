@@ -76,7 +76,7 @@ proptest! {
     }
 
     #[test]
-    fn timed_runs_keep_invariants_under_gc(g in geometry(), seed in 0u64..1000, reads in 0.0f64..0.6) {
+    fn timed_runs_keep_invariants_under_gc(g in geometry(), op in 0.05f64..0.5, seed in 0u64..1000, reads in 0.0f64..0.6) {
         let mut o = Options::from_preset("tiny").unwrap();
         for (k, v) in [
             ("device.geometry.channels", g.0.to_string()),
@@ -85,12 +85,14 @@ proptest! {
             ("device.geometry.planes_per_die", g.3.to_string()),
             ("device.geometry.blocks_per_plane", g.4.to_string()),
             ("device.geometry.pages_per_block", g.5.to_string()),
-            ("ftl.overprovisioning", format!("{}", g.6)),
+            ("ftl.overprovisioning", format!("{op}")),
             ("ftl.gc.threshold", "0.1".to_string()),
+            ("ftl.precondition.fill", "1.0".to_string()),
+            ("ftl.precondition.order", "\"random\"".to_string()),
             ("workload.kind", "\"synthetic\"".to_string()),
-            ("workload.synthetic.requests", "600".to_string()),
+            ("workload.synthetic.requests", "1500".to_string()),
             ("workload.synthetic.read_ratio", format!("{reads}")),
-            ("workload.synthetic.interarrival", "\"20us\"".to_string()),
+            ("workload.synthetic.interarrival", "\"5us\"".to_string()),
             ("workload.synthetic.size_max", "\"16KiB\"".to_string()),
             ("seed", seed.to_string()),
         ] {
@@ -100,6 +102,6 @@ proptest! {
         let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&r.json["ssd"]["invariants"], "ok");
-        prop_assert_eq!(r.json["flashsched"]["requests_completed"].as_u64(), Some(600));
+        prop_assert_eq!(r.json["flashsched"]["requests_completed"].as_u64(), Some(1500));
     }
 }

@@ -1,0 +1,148 @@
+"""The CLI as a user meets it: outputs, exit codes, error messages, nothing half-written."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import SYNTH, cli, write_trace
+
+
+def test_run_writes_fio_json_to_stdout() -> None:
+    p = cli("run", "--preset", "tiny", "-q", *SYNTH)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["jobs"][0]["write"]["clat_ns"]["percentile"]["99.000000"] > 0
+    assert doc["flashsched"]["requests_completed"] == 2000
+    assert doc["ssd"]["invariants"] == "ok"
+
+
+def test_run_outputs_to_files(tmp_path: Path) -> None:
+    out, csv, log, series = tmp_path / "r.json", tmp_path / "s.csv", tmp_path / "req.parquet", tmp_path / "i.jsonl"
+    p = cli("run", "--preset", "tiny", *SYNTH, "-o", str(out), "--csv", str(csv), "--request-log", str(log),
+            "--set", "stats.interval=5ms", "--intervals", str(series))
+    assert p.returncode == 0, p.stderr
+    assert json.loads(out.read_text())["jobs"][0]["jobname"] == "tiny"
+    header, row = csv.read_text().splitlines()
+    assert "write_amplification" in header.split(",") and len(row.split(",")) == len(header.split(","))
+    import pandas as pd
+
+    frame = pd.read_parquet(log)
+    assert len(frame) == 2000 and {"lat_ns", "die_wait_ns", "array_ns"} <= set(frame.columns)
+    lines = series.read_text().splitlines()
+    assert len(lines) > 3 and json.loads(lines[0])["type"] == "interval"
+    assert "latency (us)" in p.stdout  # the summary table goes to stdout when results go to -o
+
+
+def test_unknown_key_exit_2_with_suggestion(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    p = cli("run", "--preset", "tiny", *SYNTH, "--set", "device.geometry.chanels=4", "-o", str(out))
+    assert p.returncode == 2
+    assert "device.geometry.chanels: unknown key (did you mean device.geometry.channels?)" in p.stderr
+    assert not out.exists()
+
+
+def test_every_config_problem_at_once(tmp_path: Path) -> None:
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text('preset = "tiny"\n[device.geometry]\nchannels = 0\npage_size = "3000B"\n[ftl]\nbogus = 1\n')
+    p = cli("run", "--config", str(cfg), *SYNTH)
+    assert p.returncode == 2
+    err = p.stderr
+    assert "device.geometry.channels: must be at least 1 (got 0)" in err
+    assert "ftl.bogus: unknown key" in err
+    assert str(cfg) in err
+
+
+def test_impossible_geometry(tmp_path: Path) -> None:
+    p = cli("run", "--preset", "tiny", *SYNTH, "--set", "ftl.overprovisioning=0.01")
+    assert p.returncode == 2
+    assert "ftl.overprovisioning" in p.stderr and "spare blocks" in p.stderr
+    p = cli("run", "--preset", "tiny", *SYNTH, "--set", "device.geometry.blocks_per_plane=16777216",
+            "--set", "device.geometry.pages_per_block=65535")
+    assert p.returncode == 2 and "pages; at most" in p.stderr
+
+
+def test_bad_trace_lines_name_file_and_line(tmp_path: Path) -> None:
+    cases = {
+        "negative.trace": (["0 0 8 8 1", "10 0 8 -8 1"], ":2: size \"-8\" is not a positive integer"),
+        "zero.trace": (["0 0 8 8 1", "10 0 8 0 0"], ":2: size \"0\" is not a positive integer"),
+        "truncated.trace": (["0 0 8 8 1", "5 0 8 8 1", "10 0 8"], ":3: expected 5 fields"),
+        "malformed.trace": (["0 0 8 8 1", "x 0 8 8 1"], ":2: time \"x\""),
+    }
+    for name, (lines, message) in cases.items():
+        trace = write_trace(tmp_path / name, lines)
+        out = tmp_path / f"{name}.json"
+        p = cli("run", "--preset", "tiny", "--trace", str(trace), "--format", "mqsim", "-o", str(out))
+        assert p.returncode == 2, (name, p.stderr)
+        assert f"{trace}{message}" in p.stderr, (name, p.stderr)
+        assert not out.exists(), name
+
+
+def test_empty_trace(tmp_path: Path) -> None:
+    trace = write_trace(tmp_path / "empty.trace", [])
+    p = cli("run", "--preset", "tiny", "--trace", str(trace), "--format", "mqsim")
+    assert p.returncode == 2 and "holds no requests" in p.stderr
+    p = cli("run", "--preset", "tiny", "--trace", str(trace))
+    assert p.returncode == 2 and "cannot tell the trace format" in p.stderr
+
+
+def test_missing_files_and_bad_usage(tmp_path: Path) -> None:
+    assert cli("run", "--preset", "tiny", "--trace", str(tmp_path / "nope.csv")).returncode == 2
+    assert cli("run", "--config", str(tmp_path / "nope.toml")).returncode == 2
+    assert cli("run").returncode == 2
+    assert cli("frobnicate").returncode == 2
+    p = cli("run", "--preset", "vios2017", *SYNTH)
+    assert p.returncode == 2 and "did you mean vios2016" in p.stderr
+
+
+def test_fold_error_reports_the_line(tmp_path: Path) -> None:
+    trace = write_trace(tmp_path / "far.trace", ["0 0 8 8 1", "10 0 999999999999 8 1"])
+    p = cli("run", "--preset", "tiny", "--trace", str(trace), "--set", "workload.fold=error")
+    assert p.returncode == 2 and f"{trace}:2: bytes" in p.stderr
+    assert cli("run", "--preset", "tiny", "-q", "--trace", str(trace)).returncode == 0
+
+
+def test_config_show_and_schema() -> None:
+    p = cli("config", "show", "vios2016", "--set", "device.geometry.channels=4")
+    assert p.returncode == 0
+    assert 'page_size = "2KiB"  # from preset vios2016' in p.stdout
+    assert "channels = 4  # from --set" in p.stdout
+    schema = json.loads(cli("config", "schema").stdout)
+    assert schema["properties"]["device"]["properties"]["geometry"]["additionalProperties"] is False
+    assert "bench8x8" in cli("config", "presets").stdout
+
+
+def test_trace_stats_on_generated_trace(tmp_path: Path) -> None:
+    trace = write_trace(tmp_path / "t.trace", ["0 0 0 8 1", "1000 0 8 16 0", "3000 0 64 8 0"])
+    p = cli("trace", "stats", str(trace), "--json")
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    assert (s["requests"], s["reads"], s["writes"], s["format"]) == (3, 1, 2, "mqsim")
+    assert s["interarrival_ns"]["mean"] == 1500
+    assert "requests" in cli("trace", "stats", str(trace)).stdout
+
+
+def test_demo(tmp_path: Path) -> None:
+    p = cli("demo", "-q", "-o", str(tmp_path / "out"), timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "out" / "result.json").exists() and (tmp_path / "out" / "summary.csv").exists()
+    assert "write amplification" in p.stdout
+
+
+def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "flashsched", "run", "--preset", "bench8x8", "-q", "-o", str(out),
+         "--set", "workload.kind=synthetic", "--set", "workload.synthetic.requests=100000000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert not out.exists()
