@@ -44,8 +44,12 @@ pub enum SimError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ev {
     Arrival,
-    ChannelDone(u32),
+    /// A busy channel's transfer ended and dies are waiting for it.
+    ChannelFree(u32),
+    /// A die's array operation (read, program, erase) ended.
     DieDone(u32),
+    /// A read's data-out transfer ended.
+    ReadOutDone(u32),
     /// A host read's ECC decoding finished.
     EccDone(TxnId),
 }
@@ -72,9 +76,12 @@ struct Die {
 
 #[derive(Debug, Clone, Default)]
 struct Channel {
-    busy: bool,
-    current: u32,
+    /// The bus is busy until then (a transfer in progress).
+    busy_until: Time,
+    /// Dies waiting for the bus, oldest first.
     waiting: VecDeque<u32>,
+    /// A `ChannelFree` event is scheduled.
+    release_pending: bool,
     busy_ns: u64,
 }
 
@@ -280,8 +287,9 @@ impl Simulator {
             }
             match e.kind {
                 Ev::Arrival => self.on_arrival()?,
-                Ev::ChannelDone(ch) => self.on_channel_done(ch),
+                Ev::ChannelFree(ch) => self.on_channel_free(ch),
                 Ev::DieDone(d) => self.on_die_done(d),
+                Ev::ReadOutDone(d) => self.finish_op(d),
                 Ev::EccDone(t) => self.complete_host_txn(t),
             }
             if self.need_dispatch {
@@ -542,10 +550,9 @@ impl Simulator {
                     self.txns.remove(t);
                     return;
                 }
-                let Some(ppn) = self.ftl.allocate(txn.plane, Writer::Gc) else {
-                    let ps = &self.ftl.planes[txn.plane as usize];
-                    panic!("GC out of pages: plane {} free_blocks {} active {} wp {} victim {} pending {} valid_victim {}", txn.plane, ps.free_blocks, ps.active, self.ftl.write_pointer(ps.active), ps.gc_victim, ps.gc_pending, self.ftl.valid_count(ps.gc_victim));
-                };
+                // The host leaves a block's worth of pages per plane (Ftl::allocate), and a victim
+                // has fewer valid pages than that, so GC always finds a page.
+                let ppn = self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always finds a page in its reserve");
                 self.ftl.program(txn.lpn, ppn);
                 self.txns.get_mut(t).ppn = ppn;
                 Phase::WriteIn
@@ -557,71 +564,109 @@ impl Simulator {
         d.txn = t;
         d.phase = phase;
         d.op_start = now;
-        self.request_channel(die);
+        if self.timing.command_ns == 0 && matches!(phase, Phase::ReadCmd | Phase::EraseCmd) {
+            // A zero-length command needs no bus time: go straight to the array.
+            self.start_array(die);
+        } else {
+            self.request_channel(die);
+        }
         if txn.kind == TxnKind::HostWrite {
             self.maybe_gc(txn.plane);
         }
     }
 
+    /// Ask for the die's channel. The bus is granted first-come, first-served; a busy channel
+    /// schedules one `ChannelFree` event to hand itself to the next waiting die.
     fn request_channel(&mut self, die: u32) {
         let ch = self.layout.channel_of_die(die);
         let t = self.dies[die as usize].txn;
         self.txns.get_mut(t).chan_asked = self.now;
-        if self.channels[ch as usize].busy {
-            self.channels[ch as usize].waiting.push_back(die);
-        } else {
-            self.start_transfer(ch, die);
-        }
-    }
-
-    fn start_transfer(&mut self, ch: u32, die: u32) {
-        let d = &self.dies[die as usize];
-        let txn = self.txns.get_mut(d.txn);
-        let dur = match d.phase {
-            Phase::ReadCmd | Phase::EraseCmd => self.timing.command_ns,
-            Phase::ReadOut => self.timing.transfer_ns(txn.bytes as u64),
-            Phase::WriteIn => self.timing.command_ns + self.timing.transfer_ns(txn.bytes as u64),
-            p => unreachable!("die {die} asked for the channel in phase {p:?}"),
-        };
-        txn.chan_wait += self.now - txn.chan_asked;
-        txn.bus += dur;
         let c = &mut self.channels[ch as usize];
-        c.busy = true;
-        c.current = die;
-        c.busy_ns += dur;
-        self.events.push(self.now + dur, Ev::ChannelDone(ch));
+        if self.now >= c.busy_until && c.waiting.is_empty() {
+            self.start_transfer(ch, die);
+        } else {
+            c.waiting.push_back(die);
+            if !c.release_pending {
+                c.release_pending = true;
+                let at = c.busy_until.max(self.now);
+                self.events.push(at, Ev::ChannelFree(ch));
+            }
+        }
     }
 
-    fn on_channel_done(&mut self, ch: u32) {
-        let die = self.channels[ch as usize].current;
-        self.channels[ch as usize].busy = false;
-        // Hand the bus to the next waiting die before the finished one can ask again: dies that
-        // waited go first.
-        if let Some(next) = self.channels[ch as usize].waiting.pop_front() {
-            self.start_transfer(ch, next);
-        }
+    /// Put the die's transfer on the bus and schedule what follows it. Array operations that
+    /// follow a transfer directly (program after data-in, read/erase after their command) are
+    /// scheduled from here, so a transfer costs no event of its own unless another die is waiting
+    /// for the bus.
+    fn start_transfer(&mut self, ch: u32, die: u32) {
         let now = self.now;
         let d = &mut self.dies[die as usize];
-        let t = d.txn;
-        match d.phase {
+        let txn = self.txns.get_mut(d.txn);
+        let tm = &self.timing;
+        txn.chan_wait += now - txn.chan_asked;
+        let (dur, next) = match d.phase {
             Phase::ReadCmd => {
                 d.phase = Phase::ReadArray;
-                self.txns.get_mut(t).array += self.timing.read_ns;
-                self.events.push(now + self.timing.read_ns, Ev::DieDone(die));
-            }
-            Phase::WriteIn => {
-                d.phase = Phase::Program;
-                self.txns.get_mut(t).array += self.timing.program_ns;
-                self.events.push(now + self.timing.program_ns, Ev::DieDone(die));
+                txn.array += tm.read_ns;
+                (tm.command_ns, Ev::DieDone(die))
             }
             Phase::EraseCmd => {
                 d.phase = Phase::Erase;
-                self.txns.get_mut(t).array += self.timing.erase_ns;
-                self.events.push(now + self.timing.erase_ns, Ev::DieDone(die));
+                txn.array += tm.erase_ns;
+                (tm.command_ns, Ev::DieDone(die))
             }
-            Phase::ReadOut => self.finish_op(die),
-            p => unreachable!("channel finished a transfer for die {die} in phase {p:?}"),
+            Phase::WriteIn => {
+                d.phase = Phase::Program;
+                txn.array += tm.program_ns;
+                (tm.command_ns + tm.transfer_ns(txn.bytes as u64), Ev::DieDone(die))
+            }
+            Phase::ReadOut => (tm.transfer_ns(txn.bytes as u64), Ev::ReadOutDone(die)),
+            p => unreachable!("die {die} asked for the channel in phase {p:?}"),
+        };
+        txn.bus += dur;
+        let array = match next {
+            Ev::DieDone(_) => txn.array,
+            _ => 0,
+        };
+        let c = &mut self.channels[ch as usize];
+        c.busy_until = now + dur;
+        c.busy_ns += dur;
+        self.events.push(now + dur + array, next);
+    }
+
+    /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
+    fn on_channel_free(&mut self, ch: u32) {
+        let c = &mut self.channels[ch as usize];
+        c.release_pending = false;
+        if let Some(next) = c.waiting.pop_front() {
+            self.start_transfer(ch, next);
+            let c = &mut self.channels[ch as usize];
+            if !c.waiting.is_empty() {
+                c.release_pending = true;
+                let at = c.busy_until;
+                self.events.push(at, Ev::ChannelFree(ch));
+            }
         }
+    }
+
+    /// Start the die's array operation without the bus (zero-length commands).
+    fn start_array(&mut self, die: u32) {
+        let now = self.now;
+        let d = &mut self.dies[die as usize];
+        let txn = self.txns.get_mut(d.txn);
+        let dur = match d.phase {
+            Phase::ReadCmd => {
+                d.phase = Phase::ReadArray;
+                self.timing.read_ns
+            }
+            Phase::EraseCmd => {
+                d.phase = Phase::Erase;
+                self.timing.erase_ns
+            }
+            p => unreachable!("die {die} starts an array operation in phase {p:?}"),
+        };
+        txn.array += dur;
+        self.events.push(now + dur, Ev::DieDone(die));
     }
 
     fn on_die_done(&mut self, die: u32) {
