@@ -15,51 +15,45 @@ pub struct Event<K> {
 
 /// A priority queue of events keyed by (time, insertion order).
 ///
-/// A 4-ary min-heap over one `u128` key, `time << 64 | sequence`: one integer comparison orders
-/// both time and ties, and the shallower tree halves the levels a pop walks compared with
-/// `std::collections::BinaryHeap` (the event queue is the simulator's hottest structure).
+/// A 4-ary min-heap of `(key, event)` with `key = time << 64 | sequence`: one integer comparison
+/// orders both time and ties, and the shallow tree keeps a pop to a few cache-resident levels
+/// (the queue holds about one event per busy die and channel, so it stays small). The event queue
+/// is the simulator's hottest structure; see docs/performance.md for the alternatives measured.
 #[derive(Debug)]
 pub struct EventQueue<K> {
-    keys: Vec<u128>,
-    kinds: Vec<K>,
+    heap: Vec<(u128, K)>,
     seq: u64,
 }
 
 impl<K: Copy> EventQueue<K> {
     pub fn new() -> Self {
-        EventQueue { keys: Vec::with_capacity(1024), kinds: Vec::with_capacity(1024), seq: 0 }
+        EventQueue { heap: Vec::with_capacity(1024), seq: 0 }
     }
 
+    #[inline]
     pub fn push(&mut self, time: Time, kind: K) {
         self.seq += 1;
         let key = (time as u128) << 64 | self.seq as u128;
-        let mut i = self.keys.len();
-        self.keys.push(key);
-        self.kinds.push(kind);
+        let h = &mut self.heap;
+        let mut i = h.len();
+        h.push((key, kind));
         while i > 0 {
-            let parent = (i - 1) / 4;
-            if self.keys[parent] <= key {
+            let parent = (i - 1) >> 2;
+            if h[parent].0 <= key {
                 break;
             }
-            self.keys[i] = self.keys[parent];
-            self.kinds[i] = self.kinds[parent];
+            h[i] = h[parent];
             i = parent;
         }
-        self.keys[i] = key;
-        self.kinds[i] = kind;
+        h[i] = (key, kind);
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<Event<K>> {
-        let n = self.keys.len();
-        if n == 0 {
-            return None;
-        }
-        let top = Event { time: (self.keys[0] >> 64) as u64, kind: self.kinds[0] };
-        let key = self.keys[n - 1];
-        let kind = self.kinds[n - 1];
-        self.keys.pop();
-        self.kinds.pop();
-        let n = n - 1;
+        let h = &mut self.heap;
+        let top = *h.first()?;
+        let last = h.pop().expect("non-empty");
+        let n = h.len();
         if n > 0 {
             let mut i = 0;
             loop {
@@ -67,34 +61,32 @@ impl<K: Copy> EventQueue<K> {
                 if first >= n {
                     break;
                 }
-                let last = (first + 4).min(n);
+                let end = (first + 4).min(n);
                 let mut best = first;
-                for c in first + 1..last {
-                    if self.keys[c] < self.keys[best] {
+                let mut best_key = h[first].0;
+                for c in first + 1..end {
+                    let k = h[c].0;
+                    if k < best_key {
                         best = c;
+                        best_key = k;
                     }
                 }
-                if self.keys[best] >= key {
+                if best_key >= last.0 {
                     break;
                 }
-                self.keys[i] = self.keys[best];
-                self.kinds[i] = self.kinds[best];
+                h[i] = h[best];
                 i = best;
             }
-            self.keys[i] = key;
-            self.kinds[i] = kind;
+            h[i] = last;
         }
-        Some(top)
+        Some(Event { time: (top.0 >> 64) as u64, kind: top.1 })
     }
 
-    pub fn peek_time(&self) -> Option<Time> {
-        self.keys.first().map(|k| (k >> 64) as u64)
-    }
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.heap.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.heap.is_empty()
     }
     /// Events pushed so far (a deterministic measure of work done).
     pub fn pushed(&self) -> u64 {
@@ -130,12 +122,15 @@ mod tests {
         let mut q = EventQueue::new();
         let mut reference = Vec::new();
         let mut popped = Vec::new();
+        let mut now = 0u64;
         for i in 0..5000u32 {
-            let t = rng.random_range(0..300u64);
+            let t = now + rng.random_range(0..300u64);
             q.push(t, i);
             reference.push((t, i));
             if i % 3 == 0 {
-                popped.push(q.pop().unwrap());
+                let e = q.pop().unwrap();
+                now = e.time;
+                popped.push(e);
             }
         }
         while let Some(e) = q.pop() {

@@ -15,6 +15,20 @@ use std::collections::VecDeque;
 use crate::nand::{Layout, Lpn, Ppn, NONE};
 pub use mapping::L2p;
 
+/// Ask the CPU to bring a cache line in (a no-op where the instruction is not available).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, even on an invalid address, and this one is
+    // a valid reference.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum BlockState {
@@ -49,6 +63,19 @@ pub struct PlaneState {
     pub gc_pending: u32,
 }
 
+/// What the FTL knows about one erase block.
+#[derive(Debug, Clone, Copy)]
+struct BlockMeta {
+    /// Valid pages.
+    valid: u16,
+    /// Next page to program; pages below it are programmed (valid or invalid), above it free.
+    write_ptr: u16,
+    state: BlockState,
+    erase_count: u32,
+    /// Index of the block's reverse map in `p2l` (allocated when the block is first opened).
+    p2l_slot: u32,
+}
+
 /// Device-wide counters (pages, not bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FtlCounters {
@@ -66,12 +93,9 @@ pub struct Ftl {
     l2p: L2p,
     /// One bit per physical page: holds the current copy of a logical page.
     valid_bits: Vec<u64>,
-    valid: Vec<u16>,
-    write_ptr: Vec<u16>,
-    erase_count: Vec<u32>,
-    state: Vec<BlockState>,
-    /// Reverse map per block, allocated when the block is first opened (see `p2l_slot`).
-    p2l_slot: Vec<u32>,
+    /// Per-block state, one 16-byte record each so that a program touches one cache line.
+    blocks: Vec<BlockMeta>,
+    /// Reverse maps, `pages_per_block` entries per block that has ever been opened.
     p2l: Vec<Lpn>,
     pub planes: Vec<PlaneState>,
     pub counters: FtlCounters,
@@ -98,11 +122,7 @@ impl Ftl {
             l2p: L2p::new(logical_pages),
             // vec![0; n] is calloc: untouched pages of a large drive cost no memory or time.
             valid_bits: vec![0u64; pages.div_ceil(64)],
-            valid: vec![0u16; blocks],
-            write_ptr: vec![0u16; blocks],
-            erase_count: vec![0u32; blocks],
-            state: vec![BlockState::Free; blocks],
-            p2l_slot: vec![NONE; blocks],
+            blocks: vec![BlockMeta { valid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }; blocks],
             p2l: Vec::new(),
             planes,
             counters: FtlCounters::default(),
@@ -121,20 +141,20 @@ impl Ftl {
     }
     #[inline]
     pub fn valid_count(&self, block: u32) -> u16 {
-        self.valid[block as usize]
+        self.blocks[block as usize].valid
     }
     #[inline]
     pub fn block_state(&self, block: u32) -> BlockState {
-        self.state[block as usize]
+        self.blocks[block as usize].state
     }
     pub fn erase_count(&self, block: u32) -> u32 {
-        self.erase_count[block as usize]
+        self.blocks[block as usize].erase_count
     }
-    pub fn erase_counts(&self) -> &[u32] {
-        &self.erase_count
+    pub fn erase_counts(&self) -> Vec<u32> {
+        self.blocks.iter().map(|b| b.erase_count).collect()
     }
     pub fn write_pointer(&self, block: u32) -> u16 {
-        self.write_ptr[block as usize]
+        self.blocks[block as usize].write_ptr
     }
     pub fn mapped_pages(&self) -> u64 {
         self.l2p.mapped()
@@ -151,7 +171,7 @@ impl Ftl {
     /// The logical page stored at `ppn` (meaningful only while the page is valid).
     pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
         let block = self.layout.block_of(ppn);
-        let slot = self.p2l_slot[block as usize];
+        let slot = self.blocks[block as usize].p2l_slot;
         debug_assert!(slot != NONE);
         self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize]
     }
@@ -165,19 +185,30 @@ impl Ftl {
     pub fn memory_bytes(&self) -> usize {
         self.l2p.allocated_bytes()
             + self.valid_bits.len() * 8
-            + self.valid.len() * 2
-            + self.write_ptr.len() * 2
-            + self.erase_count.len() * 4
-            + self.state.len()
-            + self.p2l_slot.len() * 4
+            + self.blocks.len() * std::mem::size_of::<BlockMeta>()
             + self.p2l.capacity() * 4
+    }
+
+    /// Hint that `lpn`'s mapping entry will be read soon.
+    #[inline]
+    pub fn prefetch_mapping(&self, lpn: Lpn) {
+        self.l2p.prefetch(lpn);
+    }
+
+    /// Hint that `lpn`'s current physical copy will be invalidated soon (an overwrite).
+    #[inline]
+    pub fn prefetch_current_copy(&self, lpn: Lpn) {
+        if let Some(old) = self.l2p.get(lpn) {
+            prefetch(&self.valid_bits[(old >> 6) as usize]);
+            prefetch(&self.blocks[self.layout.block_of(old) as usize]);
+        }
     }
 
     // ---- aging
 
     /// Set every block's erase count (preconditioning to a wear stage).
     pub fn age_all(&mut self, pe_cycles: u32) {
-        self.erase_count.iter_mut().for_each(|e| *e = pe_cycles);
+        self.blocks.iter_mut().for_each(|b| b.erase_count = pe_cycles);
     }
 
     // ---- allocation and programming
@@ -190,7 +221,7 @@ impl Ftl {
     pub fn allocate(&mut self, plane: u32, who: Writer) -> Option<Ppn> {
         let ppb = self.layout.pages_per_block as u16;
         let ps = &self.planes[plane as usize];
-        let active_left = if ps.active == NONE { 0 } else { (ppb - self.write_ptr[ps.active as usize]) as u64 };
+        let active_left = if ps.active == NONE { 0 } else { (ppb - self.blocks[ps.active as usize].write_ptr) as u64 };
         let free_pages = ps.free_blocks as u64 * ppb as u64 + active_left;
         let reserve = if who == Writer::Host { ppb as u64 } else { 0 };
         if free_pages <= reserve {
@@ -199,15 +230,15 @@ impl Ftl {
         if active_left == 0 {
             let old = self.planes[plane as usize].active;
             if old != NONE {
-                self.state[old as usize] = BlockState::Full;
+                self.blocks[old as usize].state = BlockState::Full;
             }
             let b = self.take_free_block(plane);
-            self.state[b as usize] = BlockState::Active;
+            self.blocks[b as usize].state = BlockState::Active;
             self.planes[plane as usize].active = b;
         }
         let b = self.planes[plane as usize].active;
-        let page = self.write_ptr[b as usize];
-        self.write_ptr[b as usize] += 1;
+        let page = self.blocks[b as usize].write_ptr;
+        self.blocks[b as usize].write_ptr += 1;
         // A block that just became full stays `Active` until the next allocation, so it is not a
         // GC candidate while its last program may still be in flight.
         Some(b * ppb as u32 + page as u32)
@@ -225,8 +256,8 @@ impl Ftl {
             first + ps.next_fresh - 1
         };
         ps.free_blocks -= 1;
-        if self.p2l_slot[b as usize] == NONE {
-            self.p2l_slot[b as usize] = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
+        if self.blocks[b as usize].p2l_slot == NONE {
+            self.blocks[b as usize].p2l_slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
             self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
         }
         b
@@ -239,8 +270,8 @@ impl Ftl {
         }
         let block = self.layout.block_of(ppn);
         self.valid_bits[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
-        self.valid[block as usize] += 1;
-        let slot = self.p2l_slot[block as usize];
+        self.blocks[block as usize].valid += 1;
+        let slot = self.blocks[block as usize].p2l_slot;
         self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize] = lpn;
     }
 
@@ -248,7 +279,7 @@ impl Ftl {
         let block = self.layout.block_of(ppn);
         debug_assert!(self.is_valid(ppn));
         self.valid_bits[(ppn >> 6) as usize] &= !(1u64 << (ppn & 63));
-        self.valid[block as usize] -= 1;
+        self.blocks[block as usize].valid -= 1;
     }
 
     /// Discard a logical page (TRIM): its physical copy becomes invalid. Returns whether it was mapped.
@@ -274,8 +305,8 @@ impl Ftl {
 
     /// Mark `block` as the plane's GC victim; returns its valid pages to move.
     pub fn begin_gc(&mut self, plane: u32, block: u32) -> Vec<(Ppn, Lpn)> {
-        assert_eq!(self.state[block as usize], BlockState::Full, "GC victim must be a full block");
-        self.state[block as usize] = BlockState::Victim;
+        assert_eq!(self.blocks[block as usize].state, BlockState::Full, "GC victim must be a full block");
+        self.blocks[block as usize].state = BlockState::Victim;
         let moves = self.valid_pages(block);
         let ps = &mut self.planes[plane as usize];
         ps.gc_victim = block;
@@ -303,7 +334,7 @@ impl Ftl {
 
     /// Erase a block: every page free again, erase count + 1, back to the plane's free pool.
     pub fn erase(&mut self, block: u32) {
-        assert_eq!(self.valid[block as usize], 0, "erasing block {block} with valid pages");
+        assert_eq!(self.blocks[block as usize].valid, 0, "erasing block {block} with valid pages");
         let plane = self.layout.plane_of_block(block);
         let ppb = self.layout.pages_per_block;
         let first = block * ppb;
@@ -314,9 +345,9 @@ impl Ftl {
             let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << (lo & 63) };
             self.valid_bits[w as usize] &= !mask;
         }
-        self.write_ptr[block as usize] = 0;
-        self.erase_count[block as usize] += 1;
-        self.state[block as usize] = BlockState::Free;
+        self.blocks[block as usize].write_ptr = 0;
+        self.blocks[block as usize].erase_count += 1;
+        self.blocks[block as usize].state = BlockState::Free;
         let ps = &mut self.planes[plane as usize];
         if ps.gc_victim == block {
             ps.gc_victim = NONE;
@@ -364,11 +395,11 @@ impl Ftl {
     /// A cheap check run after every simulation: valid pages add up to mapped pages, and free
     /// counts to free blocks per plane. [`Ftl::check_invariants`] checks everything.
     pub fn quick_check(&self) -> Result<(), String> {
-        let valid: u64 = self.valid.iter().map(|&v| v as u64).sum();
+        let valid: u64 = self.blocks.iter().map(|b| b.valid as u64).sum();
         if valid != self.l2p.mapped() {
             return Err(format!("{valid} valid pages but {} mapped logical pages", self.l2p.mapped()));
         }
-        let free = self.state.iter().filter(|&&s| s == BlockState::Free).count() as u64;
+        let free = self.blocks.iter().filter(|b| b.state == BlockState::Free).count() as u64;
         if free != self.total_free_blocks() {
             return Err(format!("{free} free blocks but the planes count {}", self.total_free_blocks()));
         }
@@ -397,10 +428,10 @@ impl Ftl {
         for b in 0..self.layout.blocks() {
             let first = b * ppb;
             let bits = (first..first + ppb).filter(|&p| self.is_valid(p)).count() as u16;
-            if bits != self.valid[b as usize] {
-                return Err(format!("block {b}: valid count {} but {bits} valid bits", self.valid[b as usize]));
+            if bits != self.blocks[b as usize].valid {
+                return Err(format!("block {b}: valid count {} but {bits} valid bits", self.blocks[b as usize].valid));
             }
-            let wp = self.write_ptr[b as usize] as u32;
+            let wp = self.blocks[b as usize].write_ptr as u32;
             if (first + wp..first + ppb).any(|p| self.is_valid(p)) {
                 return Err(format!("block {b}: a page above the write pointer is valid"));
             }
@@ -409,7 +440,7 @@ impl Ftl {
             if bits as u32 + invalid + free != ppb {
                 return Err(format!("block {b}: valid + invalid + free != pages per block"));
             }
-            if self.state[b as usize] == BlockState::Free && wp != 0 {
+            if self.blocks[b as usize].state == BlockState::Free && wp != 0 {
                 return Err(format!("block {b} is free but has a write pointer of {wp}"));
             }
             valid_total += bits as u64;
@@ -419,7 +450,7 @@ impl Ftl {
         }
         for (i, ps) in self.planes.iter().enumerate() {
             let first = self.layout.first_block_of_plane(i as u32);
-            let free = (first..first + self.layout.blocks_per_plane).filter(|&b| self.state[b as usize] == BlockState::Free).count() as u32;
+            let free = (first..first + self.layout.blocks_per_plane).filter(|&b| self.blocks[b as usize].state == BlockState::Free).count() as u32;
             if free != ps.free_blocks {
                 return Err(format!("plane {i}: free count {} but {free} free blocks", ps.free_blocks));
             }

@@ -353,7 +353,7 @@ impl Simulator {
             events: self.events.pushed(),
             channel_busy_ns: self.channels.iter().zip(&self.chan_snapshot).map(|(c, s)| c.busy_ns - s).collect(),
             die_busy_ns: self.dies.iter().zip(&self.die_snapshot).map(|(d, s)| d.busy_ns - s).collect(),
-            erase_counts: self.ftl.erase_counts().to_vec(),
+            erase_counts: self.ftl.erase_counts(),
             free_blocks_min: self.free_min,
             free_blocks_end: self.ftl.total_free_blocks(),
             mapped_pages: self.ftl.mapped_pages(),
@@ -448,9 +448,26 @@ impl Simulator {
         if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.len > 0 {
             let first = r.offset / ps;
             let last = (r.offset + r.len - 1) / ps;
+            // Touch the mapping entries of all the request's pages before using any of them, so
+            // their cache misses overlap instead of following one another (the FTL tables of a
+            // large drive do not fit in cache, and these misses dominate the run time).
+            // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
+            // One division per request; the following pages wrap by comparison.
+            let first_lpn = first % self.logical_pages;
+            let wrap = |lpn: u64| if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn };
+            let prefetched = (last - first).min(32);
+            for i in 0..=prefetched {
+                self.ftl.prefetch_mapping(wrap(first_lpn + i) as u32);
+            }
+            if r.op == Op::Write {
+                for i in 0..=prefetched {
+                    self.ftl.prefetch_current_copy(wrap(first_lpn + i) as u32);
+                }
+            }
+            let mut next_lpn = first_lpn;
             for page in first..=last {
-                // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
-                let lpn = (page % self.logical_pages) as u32;
+                let lpn = next_lpn as u32;
+                next_lpn = wrap(next_lpn + 1);
                 let lo = r.offset.max(page * ps);
                 let hi = (r.offset + r.len).min((page + 1) * ps);
                 let bytes = (hi - lo) as u32;

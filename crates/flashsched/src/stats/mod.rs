@@ -15,7 +15,8 @@ pub const FIO_PERCENTILES: [f64; 17] =
 /// significant digits (0.1% error; fio's own bins have about 0.8%).
 #[derive(Debug, Clone)]
 pub struct Dist {
-    hist: Histogram<u64>,
+    /// u32 counts: half the memory of u64, and a bucket would need 4 billion samples to saturate.
+    hist: Histogram<u32>,
     pub n: u64,
     sum: u128,
     sumsq: u128,

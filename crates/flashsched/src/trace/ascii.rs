@@ -26,8 +26,14 @@ impl LineParser for Ascii {
         if line.starts_with('#') {
             return Ok(None);
         }
-        let f: Vec<&str> = line.split_whitespace().collect();
-        expect_fields(&f, 5, self.layout)?;
+        // Fixed-size field array: this parser runs once per line of multi-million-line traces.
+        let mut f = [""; 5];
+        let mut n = 0;
+        for (i, x) in line.split_ascii_whitespace().take(5).enumerate() {
+            f[i] = x;
+            n = i + 1;
+        }
+        expect_fields(&f[..n], 5, self.layout)?;
         let time_ns = if self.time_digits == 0 {
             parse_u64(f[0], "time")? as i128
         } else {
