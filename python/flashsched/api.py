@@ -12,11 +12,12 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from . import _core
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is asked for: the CLI starts faster without it
+    import pandas as pd
 
 ConfigLike = str | os.PathLike[str] | Mapping[str, Any]
 PERCENTILE_KEYS = ["1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000",
@@ -117,11 +118,15 @@ class Result:
 
     @property
     def summary_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame([self.summary])
 
     @property
     def latency(self) -> pd.DataFrame:
         """Latency percentiles (ns) per direction and metric: rows (direction, metric)."""
+        import pandas as pd
+
         rows = []
         job = self.json["jobs"][0]
         for direction in ("read", "write", "trim"):
@@ -139,6 +144,8 @@ class Result:
     @property
     def stages(self) -> pd.DataFrame:
         """Mean and p99 of each stage of the latency breakdown, per direction (ns)."""
+        import pandas as pd
+
         rows = []
         job = self.json["jobs"][0]
         for direction in ("read", "write"):
@@ -154,10 +161,14 @@ class Result:
     def requests(self) -> pd.DataFrame | None:
         if self.request_columns is None:
             return None
+        import pandas as pd
+
         return pd.DataFrame(self.request_columns)
 
     @property
     def intervals(self) -> pd.DataFrame:
+        import pandas as pd
+
         return pd.DataFrame([json.loads(line) for line in self.interval_lines])
 
     @property

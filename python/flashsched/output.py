@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -29,7 +30,15 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def summary_csv(summary: Mapping[str, Any]) -> str:
-    return pd.DataFrame([summary]).to_csv(index=False, lineterminator="\n")
+    """Header line and one value line (the same columns a sweep's table has)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(summary.keys())
+    w.writerow(["" if v is None else v for v in summary.values()])
+    return buf.getvalue()
 
 
 def write_request_log(frame: pd.DataFrame, path: Path) -> None:

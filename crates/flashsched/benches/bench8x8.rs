@@ -33,6 +33,7 @@ fn main() {
         walls.push(t.elapsed().as_secs_f64());
     }
     let r = r.unwrap();
+    println!("wall_s_each         {}", walls.iter().map(|w| format!("{w:.4}")).collect::<Vec<_>>().join(" "));
     walls.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let wall = walls[0];
     let median = walls[walls.len() / 2];
