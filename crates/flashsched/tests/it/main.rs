@@ -3,6 +3,7 @@
 mod determinism;
 mod ftl_props;
 mod gc_wa;
+mod synthetic;
 mod golden;
 mod timing;
 mod traces;

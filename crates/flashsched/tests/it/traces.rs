@@ -61,3 +61,60 @@ fn shared_traces_replay_without_losing_requests() {
         assert_eq!(r.json["ssd"]["invariants"], "ok", "{rel}");
     }
 }
+
+#[test]
+fn gzip_and_zstd_are_read_transparently() {
+    use std::io::Write;
+    let lines: String = (0..500).map(|i| format!("{} 0 {} 8 {}\n", i * 1000, i * 8, i % 2)).collect();
+    let dir = std::env::temp_dir().join(format!("flashsched-compress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gz = dir.join("t.trace.gz");
+    let mut e = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::default());
+    e.write_all(lines.as_bytes()).unwrap();
+    e.finish().unwrap();
+    let zst = dir.join("t.trace.zst");
+    std::fs::write(&zst, zstd::encode_all(lines.as_bytes(), 3).unwrap()).unwrap();
+    let plain = dir.join("t.trace");
+    std::fs::write(&plain, &lines).unwrap();
+    let mut all = Vec::new();
+    for p in [&plain, &gz, &zst] {
+        let mut r = TraceReader::open(p, TraceFormat::Auto, None, 'Q').unwrap();
+        assert_eq!(r.format, TraceFormat::Mqsim);
+        let mut recs = Vec::new();
+        while let Some(x) = r.next_record().unwrap() {
+            recs.push(x);
+        }
+        assert_eq!(recs.len(), 500);
+        all.push(recs);
+    }
+    assert_eq!(all[0], all[1]);
+    assert_eq!(all[0], all[2]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn device_filter_skip_limit_and_time_scale() {
+    let lines: Vec<String> = (0..100).map(|i| format!("{} {} {} 8 1", i * 1000, i % 2, i * 8)).collect();
+    let t = super::TempTrace::new("shape.trace", &lines);
+    let s = config::load(
+        Some("tiny"),
+        None,
+        &[
+            "workload.kind=trace".into(),
+            format!("workload.trace.path={}", t.path.display()),
+            "workload.trace.device=1".into(),
+            "workload.skip=10".into(),
+            "workload.max_requests=20".into(),
+            "workload.time_scale=2.0".into(),
+        ],
+    )
+    .unwrap();
+    let r = run(&s, &RunOptions { request_log: true, full_invariant_check: false }, &mut |_| true).unwrap();
+    assert_eq!(r.json["flashsched"]["requests_submitted"], 20);
+    let mut arrivals: Vec<u64> = r.request_log.iter().map(|x| x.arrival_ns).collect();
+    arrivals.sort();
+    // device 1 = odd lines, 2 us apart in the trace; scaled by 2: 4 us apart, starting at 0.
+    assert_eq!(arrivals[..3], [0, 4000, 8000]);
+    // the first kept request is line 22 (the 11th odd line): offset 21 * 8 sectors
+    assert!(r.request_log.iter().any(|x| x.offset == 21 * 8 * 512));
+}

@@ -1,0 +1,67 @@
+//! The synthetic generator produces what its parameters say.
+
+use flashsched::config;
+use flashsched::trace::Op;
+use flashsched::workload::{self, HostRequest};
+
+fn generate(sets: &[&str]) -> Vec<HostRequest> {
+    let mut all: Vec<String> = vec!["workload.kind=synthetic".into(), "workload.synthetic.requests=20000".into()];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    let s = config::load(Some("tiny"), None, &all).unwrap();
+    let mut w = workload::build(&s).unwrap();
+    let mut out = Vec::new();
+    while let Some(r) = w.next_request().unwrap() {
+        out.push(r);
+    }
+    out
+}
+
+#[test]
+fn poisson_uniform_mix_and_sizes() {
+    let reqs = generate(&["workload.synthetic.read_ratio=0.3", "workload.synthetic.interarrival=100us"]);
+    assert_eq!(reqs.len(), 20000);
+    let reads = reqs.iter().filter(|r| r.op == Op::Read).count() as f64 / 20000.0;
+    assert!((reads - 0.3).abs() < 0.02, "read fraction {reads}");
+    let mean_gap = reqs.last().unwrap().arrival as f64 / 19999.0;
+    assert!((mean_gap - 100_000.0).abs() < 3_000.0, "mean gap {mean_gap}");
+    assert!(reqs.windows(2).all(|w| w[0].arrival <= w[1].arrival));
+    assert!(reqs.iter().all(|r| r.len % 4096 == 0 && (4096..=65536).contains(&r.len) && r.offset % 4096 == 0));
+    let cap = 29_360_128; // tiny's logical capacity
+    assert!(reqs.iter().all(|r| r.offset + r.len <= cap));
+}
+
+#[test]
+fn fixed_arrivals_and_sizes() {
+    let reqs = generate(&["workload.synthetic.arrival=fixed", "workload.synthetic.size_dist=fixed", "workload.synthetic.size_min=8KiB"]);
+    assert!(reqs.iter().enumerate().all(|(i, r)| r.arrival == i as u64 * 200_000 && r.len == 8192));
+}
+
+#[test]
+fn onoff_leaves_silences() {
+    let reqs = generate(&["workload.synthetic.arrival=onoff", "workload.synthetic.interarrival=10us", "workload.synthetic.on_time=1ms", "workload.synthetic.off_time=4ms"]);
+    // No arrival falls inside an off period: (t mod 5 ms) < 1 ms.
+    assert!(reqs.iter().all(|r| r.arrival % 5_000_000 <= 1_000_000), "arrival in a silence");
+}
+
+#[test]
+fn zipf_and_hotcold_are_skewed_and_sequential_runs_are_sequential() {
+    let top_share = |reqs: &[HostRequest]| {
+        let mut counts = std::collections::HashMap::new();
+        for r in reqs {
+            *counts.entry(r.offset).or_insert(0u32) += 1;
+        }
+        let mut v: Vec<u32> = counts.into_values().collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v.iter().take(v.len() / 10 + 1).sum::<u32>() as f64 / reqs.len() as f64
+    };
+    let uniform = generate(&["workload.synthetic.size_dist=fixed"]);
+    let zipf = generate(&["workload.synthetic.address=zipf", "workload.synthetic.size_dist=fixed"]);
+    assert!(top_share(&zipf) > top_share(&uniform) + 0.2, "zipf not skewed");
+    let hc = generate(&["workload.synthetic.address=hotcold", "workload.synthetic.size_dist=fixed", "workload.synthetic.hot_fraction=0.1", "workload.synthetic.hot_traffic=0.9"]);
+    let hot_end = (29_360_128u64 / 4096) as f64 * 0.1 * 4096.0;
+    let in_hot = hc.iter().filter(|r| (r.offset as f64) < hot_end).count() as f64 / hc.len() as f64;
+    assert!((in_hot - 0.9).abs() < 0.02, "hot share {in_hot}");
+    let seq = generate(&["workload.synthetic.address=sequential", "workload.synthetic.sequential_run=8"]);
+    let follows = seq.windows(2).filter(|w| w[1].offset == w[0].offset + w[0].len).count() as f64 / seq.len() as f64;
+    assert!(follows > 0.8, "sequential share {follows}");
+}
