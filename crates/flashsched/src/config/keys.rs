@@ -106,7 +106,7 @@ pub static KEYS: &[KeySpec] = &[
     k("tsu.scheduler", Kind::Enum(&["fcfs"]), "\"fcfs\"", "Transaction scheduler of each chip: which queued flash transaction an idle die runs next."),
     // --- workload
     k("workload.kind", Kind::Enum(&["none", "trace", "synthetic"]), "\"none\"", "Where host requests come from: a trace file or the synthetic generator."),
-    k("workload.trace.path", Kind::Str, "\"\"", "Trace file; `.gz` and `.zst` are decompressed on the fly."),
+    k("workload.trace.path", Kind::Str, "\"\"", "Trace file; `.gz` and `.zst` are decompressed on the fly. A relative path is relative to the working directory."),
     k("workload.trace.format", Kind::Enum(TRACE_FORMATS), "\"auto\"", "Trace format; `auto` detects it from the first lines (see docs/reference/traces.md)."),
     k("workload.trace.device", Kind::Int { min: -1, max: i64::MAX }, "-1", "Replay only this volume: MSR DiskNumber, SPC ASU, DiskSim/MQSim device number, blkparse minor number; -1 replays all."),
     k("workload.trace.blkparse_action", Kind::Enum(&["Q", "D"]), "\"Q\"", "blkparse: which event is a request: Q (queued) or D (issued to the driver)."),

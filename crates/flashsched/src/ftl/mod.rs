@@ -362,10 +362,9 @@ impl Ftl {
     pub fn collect_untimed(&mut self, plane: u32, policy: &mut dyn gc::VictimPolicy) -> bool {
         while self.planes[plane as usize].free_blocks < self.gc_floor {
             let Some(victim) = policy.select(self, plane) else { return false };
-            for (src, lpn) in self.begin_gc(plane, victim) {
-                let dst = self.allocate(plane, Writer::Gc).expect("GC always has a reserved block");
+            for (_, lpn) in self.begin_gc(plane, victim) {
+                let dst = self.allocate(plane, Writer::Gc).expect("GC always finds a page in its reserve");
                 self.program(lpn, dst);
-                let _ = src;
                 self.gc_move_done(plane, true);
             }
             self.erase(victim);

@@ -19,9 +19,9 @@ fn geometry() -> impl Strategy<Value = (u32, u32, u32, u32, u32, u32, f64)> {
     (1u32..=2, 1u32..=2, 1u32..=2, 1u32..=2, 16u32..=32, prop::sample::select(vec![1u32, 3, 4, 16, 64, 70]), 0.25f64..0.5)
 }
 
-fn settings(g: (u32, u32, u32, u32, u32, u32, f64)) -> Settings {
-    let mut o = Options::from_preset("tiny").unwrap();
-    for (k, v) in [
+/// `--set` assignments for a geometry from the strategy.
+fn geometry_sets(g: (u32, u32, u32, u32, u32, u32, f64)) -> Vec<(&'static str, String)> {
+    vec![
         ("device.geometry.channels", g.0.to_string()),
         ("device.geometry.chips_per_channel", g.1.to_string()),
         ("device.geometry.dies_per_chip", g.2.to_string()),
@@ -29,8 +29,12 @@ fn settings(g: (u32, u32, u32, u32, u32, u32, f64)) -> Settings {
         ("device.geometry.blocks_per_plane", g.4.to_string()),
         ("device.geometry.pages_per_block", g.5.to_string()),
         ("ftl.overprovisioning", format!("{}", g.6)),
-        ("ftl.gc.threshold", "0.0".to_string()),
-    ] {
+    ]
+}
+
+fn settings(g: (u32, u32, u32, u32, u32, u32, f64)) -> Settings {
+    let mut o = Options::from_preset("tiny").unwrap();
+    for (k, v) in geometry_sets(g).into_iter().chain([("ftl.gc.threshold", "0.0".to_string())]) {
         o.set(&format!("{k}={v}")).unwrap();
     }
     Settings::from_options(&o).unwrap()
@@ -78,14 +82,8 @@ proptest! {
     #[test]
     fn timed_runs_keep_invariants_under_gc(g in geometry(), op in 0.05f64..0.5, seed in 0u64..1000, reads in 0.0f64..0.6) {
         let mut o = Options::from_preset("tiny").unwrap();
-        for (k, v) in [
-            ("device.geometry.channels", g.0.to_string()),
-            ("device.geometry.chips_per_channel", g.1.to_string()),
-            ("device.geometry.dies_per_chip", g.2.to_string()),
-            ("device.geometry.planes_per_die", g.3.to_string()),
-            ("device.geometry.blocks_per_plane", g.4.to_string()),
-            ("device.geometry.pages_per_block", g.5.to_string()),
-            ("ftl.overprovisioning", format!("{op}")),
+        let sets = geometry_sets((g.0, g.1, g.2, g.3, g.4, g.5, op));
+        for (k, v) in sets.into_iter().chain([
             ("ftl.gc.threshold", "0.1".to_string()),
             ("ftl.precondition.fill", "1.0".to_string()),
             ("ftl.precondition.order", "\"random\"".to_string()),
@@ -95,7 +93,7 @@ proptest! {
             ("workload.synthetic.interarrival", "\"5us\"".to_string()),
             ("workload.synthetic.size_max", "\"16KiB\"".to_string()),
             ("seed", seed.to_string()),
-        ] {
+        ]) {
             o.set(&format!("{k}={v}")).unwrap();
         }
         let s = match Settings::from_options(&o) { Ok(s) => s, Err(_) => return Ok(()) };
