@@ -299,6 +299,21 @@ pub struct TraceSettings {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+pub struct JobsSettings {
+    pub numjobs: u32,
+    pub iodepth: u32,
+    pub random: bool,
+    /// Probability that a request is a read (1 for read/randread, 0 for write/randwrite).
+    pub read_fraction: f64,
+    pub bs: u64,
+    pub size: u64,
+    pub offset_increment: u64,
+    pub thinktime_ns: u64,
+    pub number_ios: u64,
+    pub runtime_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct SyntheticSettings {
     pub requests: u64,
     pub read_ratio: f64,
@@ -314,8 +329,11 @@ pub struct SyntheticSettings {
     pub hot_traffic: f64,
     pub sequential_run: u64,
     pub size_fixed: bool,
+    pub size_lognormal: bool,
     pub size_min: u64,
     pub size_max: u64,
+    pub read_size: (u64, u64),
+    pub write_size: (u64, u64),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -323,6 +341,7 @@ pub struct WorkloadSettings {
     pub kind: String,
     pub trace: TraceSettings,
     pub synthetic: SyntheticSettings,
+    pub jobs: JobsSettings,
     pub time_scale: f64,
     pub max_requests: u64,
     pub skip: u64,
@@ -468,9 +487,40 @@ impl Settings {
             hot_traffic: r.float("workload.synthetic.hot_traffic"),
             sequential_run: r.int("workload.synthetic.sequential_run") as u64,
             size_fixed: r.str("workload.synthetic.size_dist") == "fixed",
+            size_lognormal: r.str("workload.synthetic.size_dist") == "lognormal",
             size_min: r.bytes("workload.synthetic.size_min"),
             size_max: r.bytes("workload.synthetic.size_max"),
+            read_size: (r.bytes("workload.synthetic.read_size_mean"), r.bytes("workload.synthetic.read_size_sd")),
+            write_size: (r.bytes("workload.synthetic.write_size_mean"), r.bytes("workload.synthetic.write_size_sd")),
         };
+        if synthetic.size_lognormal {
+            for (p, v) in [("workload.synthetic.read_size_mean", synthetic.read_size.0), ("workload.synthetic.write_size_mean", synthetic.write_size.0)] {
+                if v == 0 {
+                    err(p, "must be positive for lognormal sizes".into());
+                }
+            }
+        }
+        let rw = r.str("workload.jobs.rw");
+        let mix = r.int("workload.jobs.rwmixread") as f64 / 100.0;
+        let jobs = JobsSettings {
+            numjobs: r.int("workload.jobs.numjobs") as u32,
+            iodepth: r.int("workload.jobs.iodepth") as u32,
+            random: rw.starts_with("rand"),
+            read_fraction: match rw {
+                "read" | "randread" => 1.0,
+                "write" | "randwrite" => 0.0,
+                _ => mix,
+            },
+            bs: r.bytes("workload.jobs.bs"),
+            size: r.bytes("workload.jobs.size"),
+            offset_increment: r.bytes("workload.jobs.offset_increment"),
+            thinktime_ns: r.ns("workload.jobs.thinktime"),
+            number_ios: r.int("workload.jobs.number_ios") as u64,
+            runtime_ns: r.ns("workload.jobs.runtime"),
+        };
+        if jobs.bs == 0 || jobs.bs % 512 != 0 || jobs.bs > u32::MAX as u64 {
+            err("workload.jobs.bs", format!("must be a positive multiple of 512 bytes below 4GiB (got {})", jobs.bs));
+        }
         if synthetic.align_bytes == 0 || synthetic.align_bytes % 512 != 0 {
             err("workload.synthetic.align", format!("must be a positive multiple of 512 bytes (got {})", synthetic.align_bytes));
         }
@@ -500,6 +550,7 @@ impl Settings {
                 blkparse_action: r.str("workload.trace.blkparse_action").chars().next().unwrap_or('Q'),
             },
             synthetic,
+            jobs,
             time_scale: r.float("workload.time_scale"),
             max_requests: r.int("workload.max_requests") as u64,
             skip: r.int("workload.skip") as u64,

@@ -108,6 +108,9 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo) -> Value {
     let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { round3(v.iter().sum::<f64>() / v.len() as f64) };
     let waf = if c.host_pages_written > 0 { c.nand_pages_written as f64 / c.host_pages_written as f64 } else { 0.0 };
     let g = &s.geometry;
+    let measured_ios = o.read.ios + o.write.ios;
+    let conflict_ratio =
+        if measured_ios > 0 { round6((c.read_conflicts + c.write_conflicts) as f64 / measured_ios as f64) } else { 0.0 };
     let ssd = json!({
         "physical_capacity_bytes": g.capacity_bytes(),
         "logical_capacity_bytes": s.logical_bytes(),
@@ -123,6 +126,9 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo) -> Value {
         "erases": c.erases,
         "trimmed_pages": c.trimmed_pages,
         "write_stalls": c.write_stalls,
+        "read_conflicts": c.read_conflicts,
+        "write_conflicts": c.write_conflicts,
+        "conflict_ratio": conflict_ratio,
         "erase_count": {"min": emin, "mean": round3(emean), "max": emax, "stddev": round3(esd), "histogram": erase_histogram(&o.erase_counts)},
         "channel_utilization": {"mean": mean(&chan), "per_channel": chan},
         "die_utilization": {"mean": mean(&dies), "min": dies.iter().cloned().fold(f64::INFINITY, f64::min).min(1.0), "max": dies.iter().cloned().fold(0.0, f64::max), "per_die": dies},
@@ -184,7 +190,7 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
         row.push((format!("{dir}_lat_max_ns"), d["lat_ns"]["max"].clone()));
     }
     let ssd = &doc["ssd"];
-    for k in ["write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {
+    for k in ["conflict_ratio", "write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {
         row.push((k.into(), ssd[k].clone()));
     }
     row.push(("erase_count_max".into(), ssd["erase_count"]["max"].clone()));

@@ -43,7 +43,10 @@ pub enum SimError {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ev {
+    /// A request from the workload's stream arrives.
     Arrival,
+    /// A closed-loop job's next request arrives (slot in `job_arrivals`).
+    JobArrival(u32),
     /// A busy channel's transfer ended and dies are waiting for it.
     ChannelFree(u32),
     /// A die's array operation (read, program, erase) ended.
@@ -95,6 +98,10 @@ struct Req {
     len: u64,
     subs_left: u32,
     measured: bool,
+    /// One of its transactions found its die busy (waited for it): an access conflict.
+    conflicted: bool,
+    /// The closed-loop job that issued it (`NONE` for open-loop workloads).
+    job: u32,
     crit_done: Time,
     crit: Breakdown,
 }
@@ -174,6 +181,9 @@ pub struct Simulator {
     outstanding: u32,
     workload: Box<dyn Workload>,
     next_arrival: Option<HostRequest>,
+    /// Requests closed-loop jobs issued on completions, waiting for their arrival time.
+    job_arrivals: Vec<HostRequest>,
+    free_job_arrivals: Vec<u32>,
     arrived: u64,
     completed: u64,
     need_dispatch: bool,
@@ -230,6 +240,8 @@ impl Simulator {
             outstanding: 0,
             workload,
             next_arrival: None,
+            job_arrivals: Vec::new(),
+            free_job_arrivals: Vec::new(),
             arrived: 0,
             completed: 0,
             need_dispatch: false,
@@ -286,7 +298,16 @@ impl Simulator {
                 }
             }
             match e.kind {
-                Ev::Arrival => self.on_arrival()?,
+                Ev::Arrival => {
+                    let r = self.next_arrival.take().expect("an arrival event has a request");
+                    self.on_arrival(r);
+                    self.fetch_next_arrival()?;
+                }
+                Ev::JobArrival(slot) => {
+                    let r = self.job_arrivals[slot as usize];
+                    self.free_job_arrivals.push(slot);
+                    self.on_arrival(r);
+                }
                 Ev::ChannelFree(ch) => self.on_channel_free(ch),
                 Ev::DieDone(d) => self.on_die_done(d),
                 Ev::ReadOutDone(d) => self.finish_op(d),
@@ -382,8 +403,7 @@ impl Simulator {
         Ok(())
     }
 
-    fn on_arrival(&mut self) -> Result<(), SimError> {
-        let r = self.next_arrival.take().expect("an arrival event has a request");
+    fn on_arrival(&mut self, r: HostRequest) {
         let measured = self.arrived >= self.warmup;
         if measured && self.measure_start.is_none() {
             self.begin_measurement();
@@ -397,6 +417,8 @@ impl Simulator {
             len: r.len,
             subs_left: 0,
             measured,
+            conflicted: false,
+            job: r.job,
             crit_done: 0,
             crit: Breakdown::default(),
         };
@@ -413,7 +435,6 @@ impl Simulator {
         let view = HostRequestView { arrival: self.now, op: r.op, offset: r.offset, len: r.len };
         self.host.enqueue(id, &view, self.now);
         self.need_dispatch = true;
-        self.fetch_next_arrival()
     }
 
     /// Warm-up is over: counters and utilisation from here on are what the report shows.
@@ -757,6 +778,7 @@ impl Simulator {
         self.txns.remove(t);
         let ecc = if txn.kind == TxnKind::HostRead { self.timing.ecc_ns } else { 0 };
         let r = &mut self.reqs[txn.req as usize];
+        r.conflicted |= txn.die_wait > 0;
         if now >= r.crit_done {
             r.crit_done = now;
             r.crit = Breakdown {
@@ -782,8 +804,30 @@ impl Simulator {
         self.completed += 1;
         self.need_dispatch = true;
         self.free_reqs.push(id);
+        if r.job != NONE {
+            if let Some(next) = self.workload.on_complete(r.job, now) {
+                let slot = match self.free_job_arrivals.pop() {
+                    Some(s) => {
+                        self.job_arrivals[s as usize] = next;
+                        s
+                    }
+                    None => {
+                        self.job_arrivals.push(next);
+                        (self.job_arrivals.len() - 1) as u32
+                    }
+                };
+                self.events.push(next.arrival.max(now), Ev::JobArrival(slot));
+            }
+        }
         if !r.measured {
             return;
+        }
+        if r.conflicted {
+            match r.op {
+                Op::Read => self.counters.read_conflicts += 1,
+                Op::Write => self.counters.write_conflicts += 1,
+                _ => {}
+            }
         }
         self.last_completion = now;
         let mut b = r.crit;

@@ -148,6 +148,9 @@ pub struct DeviceCounters {
     pub erases: u64,
     pub trimmed_pages: u64,
     pub write_stalls: u64,
+    /// Measured requests with at least one transaction that waited for a busy die.
+    pub read_conflicts: u64,
+    pub write_conflicts: u64,
 }
 
 impl DeviceCounters {
@@ -164,6 +167,8 @@ impl DeviceCounters {
             erases: self.erases - o.erases,
             trimmed_pages: self.trimmed_pages - o.trimmed_pages,
             write_stalls: self.write_stalls - o.write_stalls,
+            read_conflicts: self.read_conflicts - o.read_conflicts,
+            write_conflicts: self.write_conflicts - o.write_conflicts,
         }
     }
 }

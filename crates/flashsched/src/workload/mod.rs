@@ -2,9 +2,11 @@
 //! [`Shaped`] applies the options common to both (skip, limit, time scale, the fold check), so each
 //! source only produces records.
 
+mod closed_loop;
 mod replay;
 mod synthetic;
 
+pub use closed_loop::ClosedLoop;
 pub use replay::Replay;
 pub use synthetic::Synthetic;
 
@@ -23,7 +25,12 @@ pub struct HostRequest {
     pub len: u64,
     /// Trace line (0 for generated requests).
     pub line: u64,
+    /// The closed-loop job that issued it, or `u32::MAX` for open-loop workloads.
+    pub job: u32,
 }
+
+/// No job: an open-loop request.
+pub const NO_JOB: u32 = u32::MAX;
 
 pub trait Workload: Send {
     /// The next request, in non-decreasing arrival order; `None` when the workload is exhausted.
@@ -32,6 +39,11 @@ pub trait Workload: Send {
     fn progress(&self) -> f64;
     /// Where the requests come from, for the output's `workload` block.
     fn describe(&self) -> Value;
+    /// A request of closed-loop job `job` completed at `now`: the job's next request, if any.
+    /// Open-loop workloads issue nothing on completions.
+    fn on_complete(&mut self, _job: u32, _now: Time) -> Option<HostRequest> {
+        None
+    }
 }
 
 /// Skip, limit, time scaling and the fold check, around any source.
@@ -105,6 +117,10 @@ impl Workload for Shaped {
         d["emitted"] = json!(self.emitted);
         d
     }
+    fn on_complete(&mut self, job: u32, now: Time) -> Option<HostRequest> {
+        // Closed-loop jobs count their own requests; skip and time scale apply to streams only.
+        self.inner.on_complete(job, now).inspect(|_| self.emitted += 1)
+    }
 }
 
 /// Build the configured workload. Errors name the trace file.
@@ -113,11 +129,12 @@ pub fn build(s: &Settings) -> Result<Box<dyn Workload>, TraceError> {
     let (inner, file): (Box<dyn Workload>, String) = match w.kind.as_str() {
         "trace" => (Box::new(Replay::open(s)?), w.trace.path.clone()),
         "synthetic" => (Box::new(Synthetic::new(s)), "synthetic".into()),
+        "jobs" => (Box::new(ClosedLoop::new(s)), "jobs".into()),
         _ => {
             return Err(TraceError {
                 file: "config".into(),
                 line: 0,
-                message: "no workload: give --trace FILE, or set workload.kind = \"synthetic\"".into(),
+                message: "no workload: give --trace FILE, or set workload.kind = \"synthetic\" or \"jobs\"".into(),
             })
         }
     };

@@ -26,7 +26,7 @@ impl Workload for Replay {
     fn next_request(&mut self) -> Result<Option<HostRequest>, TraceError> {
         Ok(self.reader.next_record()?.map(|r| {
             self.requests += 1;
-            HostRequest { arrival: r.time_ns, op: r.op, offset: r.offset, len: r.len, line: r.line }
+            HostRequest { arrival: r.time_ns, op: r.op, offset: r.offset, len: r.len, line: r.line, job: super::NO_JOB }
         }))
     }
     fn progress(&self) -> f64 {

@@ -3,7 +3,7 @@
 //! ratio. Requests are generated one at a time, so a long workload costs no memory.
 
 use rand::Rng as _;
-use rand_distr::{Distribution, Exp1, Zipf};
+use rand_distr::{Distribution, Exp1, StandardNormal, Zipf};
 use serde_json::{json, Value};
 
 use super::{HostRequest, Workload};
@@ -74,10 +74,23 @@ impl Synthetic {
         }
     }
 
-    fn size(&mut self) -> u64 {
+    fn size(&mut self, op: Op) -> u64 {
         let a = self.p.align_bytes;
         if self.p.size_fixed {
             return self.p.size_min;
+        }
+        if self.p.size_lognormal {
+            let (mean, sd) = if op == Op::Read { self.p.read_size } else { self.p.write_size };
+            // Lognormal with the given mean m and standard deviation s:
+            // sigma^2 = ln(1 + s^2/m^2), mu = ln m - sigma^2 / 2.
+            let (m, sd) = (mean as f64, sd as f64);
+            let sigma2 = (1.0 + (sd * sd) / (m * m)).ln();
+            let mu = m.ln() - sigma2 / 2.0;
+            let z: f64 = StandardNormal.sample(&mut self.rng);
+            let x = (mu + sigma2.sqrt() * z).exp();
+            let lo = self.p.size_min.div_ceil(a).max(1) * a;
+            let hi = (self.p.size_max / a).max(1) * a;
+            return ((x / a as f64).ceil().max(1.0) as u64 * a).clamp(lo, hi.max(lo));
         }
         let lo = self.p.size_min.div_ceil(a).max(1);
         let hi = (self.p.size_max / a).max(lo);
@@ -126,14 +139,14 @@ impl Workload for Synthetic {
         let t = self.next_arrival();
         self.now = t;
         let op = if self.rng.random::<f64>() < self.p.read_ratio { Op::Read } else { Op::Write };
-        let len = self.size();
+        let len = self.size(op);
         let a = self.p.align_bytes;
         let size_slots = len.div_ceil(a);
         let slot = self.slot(size_slots);
         // Keep the request inside the range.
         let slot = slot.min(self.slots.saturating_sub(size_slots));
         self.made += 1;
-        Ok(Some(HostRequest { arrival: t.round() as u64, op, offset: slot * a, len, line: 0 }))
+        Ok(Some(HostRequest { arrival: t.round() as u64, op, offset: slot * a, len, line: 0, job: super::NO_JOB }))
     }
     fn progress(&self) -> f64 {
         self.made as f64 / self.p.requests as f64

@@ -1,5 +1,6 @@
 //! The integration tests, one binary (faster to build and link than one per file).
 
+mod closed_loop;
 mod determinism;
 mod ftl_props;
 mod gc_wa;
