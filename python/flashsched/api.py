@@ -194,8 +194,15 @@ def simulate(
     events).
     """
     all_sets = workload_sets(workload, format) + list(sets) + overrides_to_sets(overrides)
-    text, summary, intervals, log = _core.simulate(_sources(config), all_sets, request_log,
-                                                   full_invariant_check, progress)
+    return simulate_sources(_sources(config), all_sets, request_log=request_log,
+                            full_invariant_check=full_invariant_check, progress=progress)
+
+
+def simulate_sources(sources: list[tuple[str, str, str]], sets: list[str], *, request_log: bool = False,
+                     full_invariant_check: bool = False,
+                     progress: Callable[[float, int, int, int], Any] | None = None) -> Result:
+    """:func:`simulate` with the configuration already as native sources (used by sweeps)."""
+    text, summary, intervals, log = _core.simulate(sources, sets, request_log, full_invariant_check, progress)
     return Result(
         json=json.loads(text),
         summary={k: json.loads(v) for k, v in summary},

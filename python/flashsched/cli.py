@@ -57,6 +57,49 @@ def _parser() -> argparse.ArgumentParser:
     ts.add_argument("--device", type=int, help="only this volume / device / ASU")
     ts.add_argument("--blkparse-action", default="Q", choices=["Q", "D"])
     ts.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    tsyn = tsub.add_parser("synth", help="write a synthetic trace from a trace profile (MQSim ASCII)")
+    tsyn.add_argument("profile", help="e.g. vios2016/src (see `flashsched trace profiles`)")
+    tsyn.add_argument("-o", "--output", type=Path, required=True)
+    tsyn.add_argument("--requests", type=int, help="default: the published request count")
+    tsyn.add_argument("--seed", type=int, default=42)
+    tsub.add_parser("profiles", help="list the trace profiles and what they reproduce")
+
+    sw = sub.add_parser("sweep", help="run a grid of simulations (local process pool or Dask)")
+    sw.add_argument("spec", type=Path, help="sweep spec (TOML); see docs/experiments.md")
+    sw.add_argument("-o", "--output", type=Path, default=None, help="results table (.parquet); default SPEC.parquet")
+    sw.add_argument("--csv", type=Path, help="also write the table as CSV")
+    sw.add_argument("--workers", type=int, help="local worker processes (default: one per core)")
+    sw.add_argument("--cluster", help="Dask scheduler address (tcp://host:8786)")
+    sw.add_argument("--jobqueue", type=Path, help="dask-jobqueue cluster spec (TOML: kind, jobs, [cluster])")
+    sw.add_argument("--rerun-failed", action="store_true", help="run again the runs that failed last time")
+    sw.add_argument("-q", "--quiet", action="store_true")
+
+    pl = sub.add_parser("plot", help="draw a figure from a sweep table")
+    pl.add_argument("kind", choices=["cdf", "ccdf", "bars", "erase"])
+    pl.add_argument("table", type=Path, help="sweep results (.parquet or .csv)")
+    pl.add_argument("-o", "--output", type=Path, required=True, help=".png, .pdf or .svg")
+    pl.add_argument("--by", required=True, help="column compared (e.g. a policy key)")
+    pl.add_argument("--direction", default="read", choices=["read", "write"])
+    pl.add_argument("--metric", default="read_lat_mean_ns", help="bars: the summary column")
+    pl.add_argument("--group", default="workload", help="bars: the column of the groups")
+    pl.add_argument("--baseline", help="bars: the value of --by that is 1.0")
+
+    rp = sub.add_parser("report", help="a self-contained HTML report of a sweep table")
+    rp.add_argument("table", type=Path)
+    rp.add_argument("-o", "--output", type=Path, required=True)
+    rp.add_argument("--title", default="flashsched report")
+    rp.add_argument("--by")
+    rp.add_argument("--group")
+    rp.add_argument("--baseline")
+
+    rpd = sub.add_parser("reproduce", help="run a paper experiment: figure, table, paper numbers beside ours")
+    rpd.add_argument("name", nargs="?", help="experiment name; --list shows them")
+    rpd.add_argument("--list", action="store_true")
+    rpd.add_argument("-o", "--output", type=Path)
+    rpd.add_argument("--requests", type=int, help="requests per workload (default: the paper's)")
+    rpd.add_argument("--workers", type=int)
+    rpd.add_argument("--cluster")
+    rpd.add_argument("-q", "--quiet", action="store_true")
 
     cfg = sub.add_parser("config", help="show configurations and the config schema")
     csub = cfg.add_subparsers(dest="config_command", required=True, parser_class=_Parser)
@@ -161,6 +204,25 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _trace(args: argparse.Namespace) -> int:
+    from . import profiles
+
+    if args.trace_command == "profiles":
+        for name in profiles.names():
+            p = profiles.get(name)
+            targets = ", ".join(f"{k}={v:.4g}" for k, v in p.targets.items())
+            print(f"{name:32} {p.source:32} reads {p.read_fraction:6.1%}  {targets}")
+        return EXIT_OK
+    if args.trace_command == "synth":
+        try:
+            prof = profiles.get(args.profile)
+        except KeyError as e:
+            raise _core.ConfigError(str(e.args[0])) from None
+        header = [f"flashsched synthetic trace: profile={prof.name} seed={args.seed} (not real data; {prof.source})",
+                  "format: MQSim ASCII (time_ns device lsa size_sectors type; 1 = read, 0 = write)"]
+        n = _core.write_trace([("preset", "bench8x8", "preset bench8x8")], prof.sets(args.requests, args.seed),
+                              str(args.output), header)
+        print(f"wrote {n:,} requests to {args.output}", file=sys.stderr)
+        return EXIT_OK
     stats = trace_stats(args.file, args.format, args.device, args.blkparse_action)
     if args.json:
         print(json.dumps(stats, indent=2))
@@ -183,9 +245,89 @@ def _config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    from .sweep import DaskExecutor, sweep
+
+    executor = DaskExecutor.from_jobqueue(args.jobqueue) if args.jobqueue else None
+    out = args.output or args.spec.with_suffix(".parquet")
+    table = sweep(args.spec, out, csv=args.csv, executor=executor, workers=args.workers, cluster=args.cluster,
+                  rerun_failed=args.rerun_failed, progress=not args.quiet)
+    failed = int((table["status"] != "ok").sum())
+    print(f"{len(table)} runs, {failed} failed: {out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _baseline(table: Any, column: str, value: str | None) -> Any:
+    """A baseline given on the command line, as the column's own value (4 vs "4")."""
+    if value is None:
+        return None
+    for v in table[column].unique():
+        if str(v) == value:
+            return v
+    raise _core.ConfigError(f"--baseline {value}: not a value of column {column} (have {list(table[column].unique())})")
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from . import plot
+    from .report import load_table
+
+    table = load_table(args.table)
+    if args.by not in table.columns:
+        raise _core.ConfigError(f"--by {args.by}: no such column (have {', '.join(table.columns)})")
+    if args.kind in ("cdf", "ccdf"):
+        fig = plot.latency_cdf(table, args.by, args.direction, tail=args.kind == "ccdf")
+    elif args.kind == "erase":
+        fig = plot.erase_distribution(table, args.by)
+    else:
+        base = _baseline(table, args.by, args.baseline)
+        if base is None:
+            raise _core.ConfigError("bars need --baseline VALUE (a value of --by)")
+        fig = plot.normalized_bars(table, args.metric, args.group, args.by, base)
+    print(plot.save(fig, args.output), file=sys.stderr)
+    return EXIT_OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    from . import report
+
+    table = report.load_table(args.table)
+    base = _baseline(table, args.by, args.baseline) if args.by else None
+    print(report.write(table, args.output, title=args.title, by=args.by, group=args.group, baseline=base), file=sys.stderr)
+    return EXIT_OK
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from . import reproduce
+
+    if args.list or not args.name:
+        for n in reproduce.names():
+            print(f"{n:20} {reproduce.load(n).get('title', '')}")
+        return EXIT_OK
+    try:
+        out = reproduce.reproduce(args.name, args.output, requests=args.requests, workers=args.workers,
+                                  cluster=args.cluster, progress=not args.quiet)
+    except KeyError as e:
+        raise _core.ConfigError(str(e.args[0])) from None
+    import pandas as pd
+
+    cmp = pd.read_csv(out / "comparison.csv")
+    if len(cmp):
+        print(cmp.to_string(index=False))
+    print(f"\nresults, figure, comparison and report in {out}/", file=sys.stderr)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "sweep":
+            return _sweep(args)
+        if args.command == "plot":
+            return _plot(args)
+        if args.command == "report":
+            return _report(args)
+        if args.command == "reproduce":
+            return _reproduce(args)
         if args.command == "run":
             return _run(args)
         if args.command == "demo":
@@ -196,6 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _core.ConfigError as e:
         print(f"flashsched: config error:\n{_indent(str(e))}", file=sys.stderr)
         return EXIT_USAGE
+    except ValueError as e:  # a bad sweep spec, plot request or table
+        print(f"flashsched: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     except _core.TraceError as e:
         print(f"flashsched: trace error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -205,7 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("flashsched: interrupted", file=sys.stderr)
         return 130
-    except OSError as e:
+    except (OSError, KeyError) as e:
         print(f"flashsched: {e}", file=sys.stderr)
         return EXIT_USAGE
 

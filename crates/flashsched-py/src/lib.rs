@@ -180,6 +180,45 @@ fn trace_stats(py: Python<'_>, path: String, format: &str, device: Option<u64>, 
     r.map(|v| v.to_string()).map_err(|e| trace_err(py, e))
 }
 
+/// Write the configured workload as an MQSim ASCII trace (`time_ns device lsa sectors type`),
+/// atomically, with `header` as leading `#` comment lines. Returns the number of requests.
+#[pyfunction]
+#[pyo3(signature = (sources, sets, path, header))]
+fn write_trace(py: Python<'_>, sources: Vec<(String, String, String)>, sets: Vec<String>, path: String, header: Vec<String>) -> PyResult<u64> {
+    use std::io::Write;
+    let s = settings(py, sources, sets)?;
+    let r: Result<u64, String> = py.allow_threads(|| {
+        let target = Path::new(&path);
+        let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let tmp = dir.join(format!(".{}.tmp{}", target.file_name().and_then(|n| n.to_str()).unwrap_or("trace"), std::process::id()));
+        let write = || -> Result<u64, String> {
+            let mut w = flashsched::workload::build(&s).map_err(|e| e.to_string())?;
+            let f = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+            let mut out = std::io::BufWriter::new(f);
+            let io = |e: std::io::Error| e.to_string();
+            for h in &header {
+                writeln!(out, "# {h}").map_err(io)?;
+            }
+            let mut n = 0u64;
+            while let Some(r) = w.next_request().map_err(|e| e.to_string())? {
+                let kind = match r.op {
+                    flashsched::trace::Op::Read => 1,
+                    _ => 0,
+                };
+                writeln!(out, "{} 0 {} {} {}", r.arrival, r.offset / 512, r.len.div_ceil(512), kind).map_err(io)?;
+                n += 1;
+            }
+            out.flush().map_err(io)?;
+            std::fs::rename(&tmp, target).map_err(|e| format!("{}: {e}", target.display()))?;
+            Ok(n)
+        };
+        write().inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    });
+    r.map_err(|e| FlashschedError::new_err(e))
+}
+
 #[pyfunction]
 fn json_schema() -> String {
     serde_json::to_string_pretty(&config::schema::json_schema()).unwrap() + "\n"
@@ -224,6 +263,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_config, m)?)?;
     m.add_function(wrap_pyfunction!(trace_stats, m)?)?;
     m.add_function(wrap_pyfunction!(json_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     m.add_function(wrap_pyfunction!(config_reference, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;

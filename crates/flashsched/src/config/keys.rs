@@ -133,6 +133,7 @@ pub static KEYS: &[KeySpec] = &[
     k("workload.synthetic.read_size_sd", Kind::Size, "\"8KiB\"", "`lognormal`: standard deviation of read sizes (bytes)."),
     k("workload.synthetic.write_size_mean", Kind::Size, "\"16KiB\"", "`lognormal`: mean write size (bytes)."),
     k("workload.synthetic.write_size_sd", Kind::Size, "\"8KiB\"", "`lognormal`: standard deviation of write sizes (bytes)."),
+    k("workload.synthetic.profile", Kind::Str, "\"\"", "Name of the trace profile these parameters came from (`flashsched trace profiles`); recorded in the output, no effect on the requests."),
     k("workload.synthetic.size_min", Kind::Size, "\"4KiB\"", "Smallest request (bytes)."),
     k("workload.synthetic.size_max", Kind::Size, "\"64KiB\"", "Largest request (bytes)."),
     k("workload.jobs.numjobs", Kind::Int { min: 1, max: 65536 }, "1", "Closed loop: number of jobs (fio `numjobs`), each keeping `iodepth` requests in flight."),

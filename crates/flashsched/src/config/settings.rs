@@ -334,6 +334,7 @@ pub struct SyntheticSettings {
     pub size_max: u64,
     pub read_size: (u64, u64),
     pub write_size: (u64, u64),
+    pub profile: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -492,6 +493,7 @@ impl Settings {
             size_max: r.bytes("workload.synthetic.size_max"),
             read_size: (r.bytes("workload.synthetic.read_size_mean"), r.bytes("workload.synthetic.read_size_sd")),
             write_size: (r.bytes("workload.synthetic.write_size_mean"), r.bytes("workload.synthetic.write_size_sd")),
+            profile: r.str("workload.synthetic.profile").to_string(),
         };
         if synthetic.size_lognormal {
             for (p, v) in [("workload.synthetic.read_size_mean", synthetic.read_size.0), ("workload.synthetic.write_size_mean", synthetic.write_size.0)] {

@@ -90,6 +90,8 @@ pub struct TraceReader {
     last_ns: u64,
     /// Records whose timestamp went backwards; they are replayed at the previous record's time.
     pub out_of_order: u64,
+    /// Leading `#` comment lines (generated traces say there what made them).
+    pub header: Vec<String>,
     /// Compressed bytes consumed so far, for progress.
     consumed: Arc<AtomicU64>,
     pub file_size: u64,
@@ -142,6 +144,7 @@ impl TraceReader {
             base: None,
             last_ns: 0,
             out_of_order: 0,
+            header: Vec::new(),
             consumed,
             file_size,
         })
@@ -178,6 +181,9 @@ impl TraceReader {
             let line = self.buf.trim();
             if line.is_empty() {
                 continue;
+            }
+            if line.starts_with('#') && self.base.is_none() && self.header.len() < 16 {
+                self.header.push(line.trim_start_matches('#').trim().to_string());
             }
             let rec = match self.parser.parse(line) {
                 Ok(Some(r)) => r,

@@ -33,9 +33,12 @@ impl Workload for Replay {
         self.reader.progress()
     }
     fn describe(&self) -> Value {
+        // Traces written by `flashsched trace synth` say so in their first line.
+        let generated = self.reader.header.iter().find(|l| l.starts_with("flashsched synthetic trace"));
         json!({
             "kind": "trace",
-            "synthetic": false,
+            "synthetic": generated.is_some(),
+            "generated_by": generated.cloned().unwrap_or_default(),
             "path": self.reader.file_name(),
             "format": self.reader.format.name(),
             "records_read": self.requests,

@@ -160,6 +160,7 @@ impl Workload for Synthetic {
             "arrival": self.p.arrival,
             "address": self.p.address,
             "read_ratio": self.p.read_ratio,
+            "profile": self.p.profile,
         })
     }
 }

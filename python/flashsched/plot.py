@@ -1,0 +1,172 @@
+"""Paper-style figures from sweep tables and results (matplotlib).
+
+- :func:`latency_cdf`: latency CDF per policy (log x), or the tail CCDF (log-log) with ``tail=True``;
+- :func:`normalized_bars`: per-trace bars normalised to a baseline policy, with a geometric-mean
+  group at the end (the figure style of all five papers);
+- :func:`erase_distribution`: per-block erase-count distribution per policy;
+- :func:`time_series`: throughput, latency or free blocks over simulated time.
+
+Colours are the Okabe-Ito colour-blind-safe palette; :func:`save` writes PNG or vector PDF with
+TrueType fonts embedded (``pdf.fonttype = 42``, as ACM and USENIX require).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo", "--"]
+
+plt.rcParams.update({
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
+    "axes.prop_cycle": matplotlib.cycler(color=OKABE_ITO),
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "figure.dpi": 110,
+    "savefig.bbox": "tight",
+})
+
+
+def _axes(ax: "Axes | None", size: tuple[float, float] = (5.0, 3.2)) -> "tuple[Figure, Axes]":
+    if ax is not None:
+        return ax.figure, ax  # type: ignore[return-value]
+    fig, ax = plt.subplots(figsize=size)
+    return fig, ax
+
+
+def _ok(table: "pd.DataFrame") -> "pd.DataFrame":
+    return table[table["status"] == "ok"] if "status" in table.columns else table
+
+
+def latency_cdf(table: "pd.DataFrame", by: str, direction: str = "read", tail: bool = False,
+                ax: "Axes | None" = None, title: str | None = None) -> "Figure":
+    """CDF of total latency per value of column ``by``, from the percentile points each run
+    recorded (fio's list, 1% to 99.99%). With ``tail=True``: 1 - CDF on log-log axes."""
+    fig, ax = _axes(ax)
+    for i, (label, group) in enumerate(_ok(table).groupby(by, sort=False)):
+        pts: dict[float, list[float]] = {}
+        for raw in group["lat_percentiles"]:
+            for p, v in json.loads(raw)[direction].items():
+                pts.setdefault(float(p), []).append(float(v))
+        if not pts:
+            continue
+        ps = sorted(pts)
+        xs = [sum(pts[p]) / len(pts[p]) / 1000.0 for p in ps]  # mean over seeds, in us
+        ys = [1 - p / 100 for p in ps] if tail else [p / 100 for p in ps]
+        ax.plot(xs, ys, marker=".", color=OKABE_ITO[i % 8], label=str(label))
+    ax.set_xscale("log")
+    if tail:
+        ax.set_yscale("log")
+        ax.set_ylabel("1 - CDF")
+    else:
+        ax.set_ylabel("CDF")
+    ax.set_xlabel(f"{direction} latency (us)")
+    ax.legend(title=by, fontsize="small")
+    ax.set_title(title or f"{direction} latency {'tail' if tail else 'CDF'}")
+    return fig
+
+
+def _gmean(values: Sequence[float]) -> float:
+    vals = [v for v in values if v > 0 and not math.isnan(v)]
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else float("nan")
+
+
+def normalized(table: "pd.DataFrame", metric: str, group: str, by: str, baseline: Any) -> "pd.DataFrame":
+    """``metric`` averaged over seeds, per (group, by), divided by the baseline's value in the same
+    group; a final ``gmean`` row holds each policy's geometric mean across groups."""
+    t = _ok(table).groupby([group, by], sort=False)[metric].mean().unstack(by)
+    if baseline not in t.columns:
+        raise ValueError(f"baseline {baseline!r} is not a value of {by!r} (have {list(t.columns)})")
+    norm = t.div(t[baseline], axis=0)
+    norm.loc["gmean"] = [_gmean(list(norm[c])) for c in norm.columns]
+    return norm
+
+
+def normalized_bars(table: "pd.DataFrame", metric: str, group: str, by: str, baseline: Any,
+                    ax: "Axes | None" = None, title: str | None = None) -> "Figure":
+    """Grouped bars of ``metric`` normalised to ``baseline`` (= 1.0), one group per value of
+    ``group`` (a trace), one bar per value of ``by`` (a policy), plus the geometric mean."""
+    norm = normalized(table, metric, group, by, baseline)
+    n_groups, n_bars = norm.shape
+    fig, ax = _axes(ax, (max(5.0, 0.6 * n_groups * max(1, n_bars) / 2 + 2), 3.2))
+    width = 0.8 / n_bars
+    for j, col in enumerate(norm.columns):
+        xs = [i + (j - (n_bars - 1) / 2) * width for i in range(n_groups)]
+        ax.bar(xs, norm[col], width, label=str(col), color=OKABE_ITO[j % 8], hatch=HATCHES[j % 8],
+               edgecolor="black", linewidth=0.4)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(n_groups))
+    ax.set_xticklabels([str(g) for g in norm.index], rotation=30, ha="right")
+    ax.set_ylabel(f"{metric} (normalised to {baseline})")
+    ax.legend(title=by, fontsize="small", ncols=min(4, n_bars))
+    ax.set_title(title or f"{metric} normalised to {baseline}")
+    return fig
+
+
+def erase_distribution(table: "pd.DataFrame", by: str, ax: "Axes | None" = None, title: str | None = None) -> "Figure":
+    """CDF of per-block erase counts per value of ``by`` (first run of each)."""
+    fig, ax = _axes(ax)
+    for i, (label, group) in enumerate(_ok(table).groupby(by, sort=False)):
+        h = json.loads(group["erase_count_histogram"].iloc[0])
+        if h["kind"] == "exact":
+            xs = [b[0] for b in h["bins"]]
+            counts = [b[1] for b in h["bins"]]
+        else:
+            xs = [h["first"] + k * h["width"] for k in range(len(h["counts"]))]
+            counts = h["counts"]
+        total = sum(counts) or 1
+        cum, ys = 0, []
+        for c in counts:
+            cum += c
+            ys.append(cum / total)
+        ax.step(xs, ys, where="post", color=OKABE_ITO[i % 8], label=str(label))
+    ax.set_xlabel("erase count per block")
+    ax.set_ylabel("fraction of blocks")
+    ax.legend(title=by, fontsize="small")
+    ax.set_title(title or "erase-count distribution")
+    return fig
+
+
+def time_series(series: "Sequence[tuple[str, pd.DataFrame]]", metric: str = "write_iops",
+                ax: "Axes | None" = None, title: str | None = None) -> "Figure":
+    """One line per (label, interval DataFrame) of ``Result.intervals``: ``metric`` over time."""
+    fig, ax = _axes(ax, (6.0, 3.0))
+    for i, (label, df) in enumerate(series):
+        ax.plot(df["end_ns"] / 1e9, df[metric], color=OKABE_ITO[i % 8], label=str(label))
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel(metric)
+    if len(series) > 1:
+        ax.legend(fontsize="small")
+    ax.set_title(title or metric)
+    return fig
+
+
+def save(fig: "Figure", path: str | Path) -> Path:
+    """PNG or PDF by suffix (PDF embeds TrueType fonts); written atomically."""
+    import io
+
+    from .output import atomic_write_bytes
+
+    path = Path(path)
+    fmt = path.suffix.lstrip(".").lower() or "png"
+    if fmt not in {"png", "pdf", "svg"}:
+        raise ValueError(f"{path}: plots are written as .png, .pdf or .svg")
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt)
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+    return path

@@ -1,0 +1,99 @@
+"""Paper reproductions described as data: ``python/flashsched/experiments/NAME.toml`` holds a sweep
+spec, the figure to draw, and the paper's reported numbers to set beside ours.
+``flashsched reproduce NAME`` runs the sweep and writes, into one folder: the results table
+(``results.parquet``), the figure (PNG and PDF), ``comparison.csv`` (paper vs. simulator, and
+whether each workload is real or synthetic) and a self-contained ``report.html``.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import plot, report
+from .sweep import sweep
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+EXPERIMENTS = Path(__file__).with_name("experiments")
+
+
+def names() -> list[str]:
+    return sorted(p.stem for p in EXPERIMENTS.glob("*.toml"))
+
+
+def load(name: str) -> dict[str, Any]:
+    path = EXPERIMENTS / f"{name}.toml"
+    if not path.exists():
+        import difflib
+
+        close = difflib.get_close_matches(name, names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise KeyError(f"unknown experiment {name!r}{hint}; known: {', '.join(names())}")
+    return tomllib.loads(path.read_text())
+
+
+def _workload_kinds(spec: dict[str, Any]) -> dict[str, str]:
+    kinds = {}
+    for w in spec.get("workloads", []):
+        kind = "real trace" if "trace" in w else "synthetic profile" if "profile" in w else "synthetic"
+        kinds[w.get("name", "workload")] = kind
+    return kinds
+
+
+def comparison(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
+    import pandas as pd
+
+    cmp = exp.get("compare")
+    if not cmp:
+        return pd.DataFrame()
+    ok = table[table["status"] == "ok"]
+    for k, v in cmp.get("where", {}).items():
+        ok = ok[ok[k] == v]
+    kinds = _workload_kinds(exp["sweep"])
+    rows = []
+    for wl, paper_value in cmp["paper"].items():
+        ours = ok[ok["workload"] == wl][cmp["metric"]]
+        value = float(ours.mean()) if len(ours) else float("nan")
+        rows.append({"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": cmp["metric"],
+                     "paper": paper_value, "flashsched": round(value, 4),
+                     "difference_pct": round(100 * (value - paper_value) / paper_value, 1) if paper_value else None,
+                     "paper_source": cmp.get("paper_source", "")})
+    return pd.DataFrame(rows)
+
+
+def reproduce(name: str, output: str | Path | None = None, *, requests: int | None = None,
+              workers: int | None = None, cluster: str | None = None, progress: bool = True) -> Path:
+    """Run experiment ``name``; returns the output folder (default ``reproduce-NAME``)."""
+    exp = load(name)
+    spec = copy.deepcopy(exp["sweep"])
+    spec["name"] = name
+    if requests:
+        for w in spec.get("workloads", []):
+            if "profile" in w:
+                w["requests"] = requests
+            else:
+                w.setdefault("set", {})["synthetic.requests"] = requests
+    out = Path(output or f"reproduce-{name}")
+    out.mkdir(parents=True, exist_ok=True)
+    table = sweep(spec, out / "results.parquet", workers=workers, cluster=cluster, progress=progress)
+    fig_spec = exp.get("figure", {})
+    if fig_spec.get("kind") == "normalized_bars":
+        ok = table[table["status"] == "ok"]
+        for suffix in ("png", "pdf"):
+            fig = plot.normalized_bars(ok, fig_spec["metric"], fig_spec["group"], fig_spec["by"], fig_spec["baseline"],
+                                       title=exp.get("title"))
+            plot.save(fig, out / f"figure.{suffix}")
+        plot.normalized(ok, fig_spec["metric"], fig_spec["group"], fig_spec["by"], fig_spec["baseline"]).to_csv(
+            out / "figure.csv")
+    cmp = comparison(exp, table)
+    from .output import atomic_write_text
+
+    atomic_write_text(out / "comparison.csv", cmp.to_csv(index=False, lineterminator="\n"))
+    report.write(table, out / "report.html", title=exp.get("title", name), by=fig_spec.get("by"),
+                 group=fig_spec.get("group"), baseline=fig_spec.get("baseline"),
+                 paper=cmp.to_dict("records") if len(cmp) else None, notes=exp.get("notes", ""))
+    return out

@@ -1,0 +1,414 @@
+"""Sweeps: grids (or explicit lists) of simulations over config keys, presets, policies, workloads
+and seeds, run on a local process pool or a Dask cluster, collected as one table.
+
+A spec (TOML file or dict)::
+
+    name = "gc-threshold"
+    config = "vios2016"                 # or a list: a "config" column sweeps presets/files
+    seeds = [1, 2, 3]
+    [grid]                              # every combination of these config keys
+    "ftl.gc.threshold" = [0.05, 0.10]
+    "host.queue_depth" = [8, 32]
+    [[workloads]]                       # each run is repeated per workload
+    name = "hm_0"
+    trace = "../shared/traces/msr/hm_0.window1000.csv"
+    [[workloads]]
+    name = "uniform"
+    set = { kind = "synthetic", "synthetic.requests" = 5000 }
+    [[workloads]]
+    name = "src"
+    profile = "vios2016/src"            # a trace profile (flashsched.profiles)
+    requests = 20000
+
+``[[runs]]`` tables instead of (or besides) ``[grid]`` give an explicit list of override sets.
+Each run is identified by a hash of its resolved configuration, workload and seed; results are one
+row per run with every swept parameter and every summary metric as columns. A failed run is a row
+with its error. Finished runs are checkpointed as they complete, so an interrupted sweep resumes
+where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import sys
+import time
+import tomllib
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Protocol, Sequence
+
+from . import _core
+from .api import _scalar, _sources, simulate_sources, workload_sets
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class SweepError(ValueError):
+    """The sweep spec is invalid."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation of a sweep: where its config comes from and what it overrides."""
+
+    run_id: str
+    params: dict[str, Any]
+    sources: list[tuple[str, str, str]]
+    sets: list[str]
+    workload: str
+    seed: int
+
+
+@dataclass
+class Spec:
+    name: str
+    configs: list[Any]
+    grid: dict[str, list[Any]]
+    runs: list[dict[str, Any]]
+    workloads: list[dict[str, Any]]
+    seeds: list[int]
+    base_dir: Path = field(default_factory=Path.cwd)
+
+    @staticmethod
+    def load(spec: str | os.PathLike[str] | Mapping[str, Any]) -> "Spec":
+        if isinstance(spec, Mapping):
+            data, base = dict(spec), Path.cwd()
+        else:
+            path = Path(spec)
+            if not path.exists():
+                raise SweepError(f"{path}: no such sweep spec")
+            try:
+                data = tomllib.loads(path.read_text())
+            except tomllib.TOMLDecodeError as e:
+                raise SweepError(f"{path}: not valid TOML: {e}") from None
+            base = path.parent
+        known = {"name", "config", "grid", "runs", "workloads", "seeds", "output"}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise SweepError(f"unknown sweep keys: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+        configs = data.get("config", "tiny")
+        configs = configs if isinstance(configs, list) else [configs]
+        grid = data.get("grid", {})
+        for k, v in grid.items():
+            if not isinstance(v, list) or not v:
+                raise SweepError(f"grid.{k}: expected a non-empty list of values")
+        seeds = data.get("seeds", [42])
+        if not isinstance(seeds, list) or not all(isinstance(s, int) for s in seeds):
+            raise SweepError("seeds: expected a list of integers")
+        return Spec(
+            name=str(data.get("name", "sweep")),
+            configs=configs,
+            grid=grid,
+            runs=list(data.get("runs", [])),
+            workloads=list(data.get("workloads", [])),
+            seeds=seeds,
+            base_dir=base,
+        )
+
+    def expand(self) -> list[Run]:
+        """Every run of the sweep, in a stable order."""
+        keys = list(self.grid)
+        combos = [dict(zip(keys, values)) for values in itertools.product(*(self.grid[k] for k in keys))]
+        if self.runs:
+            combos = combos + [dict(r) for r in self.runs] if keys else [dict(r) for r in self.runs]
+        workloads = self.workloads or [{"name": "config"}]
+        out: list[Run] = []
+        for config, combo, wl, seed in itertools.product(self.configs, combos, workloads, self.seeds):
+            params: dict[str, Any] = {}
+            if len(self.configs) > 1:
+                params["config"] = config if isinstance(config, str) else json.dumps(config, sort_keys=True)
+            params.update(combo)
+            params["workload"] = wl.get("name", "workload")
+            params["seed"] = seed
+            sources = _sources(self._resolve_path(config))
+            sets = [f"{k}={_scalar(v)}" for k, v in combo.items()] + self._workload_sets(wl) + [f"seed={seed}"]
+            out.append(Run(run_id=_run_id(sources, sets, wl, self.base_dir), params=params, sources=sources,
+                           sets=sets, workload=params["workload"], seed=seed))
+        return out
+
+    def _resolve_path(self, config: Any) -> Any:
+        if isinstance(config, str) and config not in _core.preset_names():
+            p = Path(config)
+            return str(p if p.is_absolute() else self.base_dir / p)
+        return config
+
+    def _workload_sets(self, wl: Mapping[str, Any]) -> list[str]:
+        allowed = {"name", "trace", "format", "set", "profile", "requests"}
+        unknown = set(wl) - allowed
+        if unknown:
+            raise SweepError(f"workloads.{wl.get('name', '?')}: unknown keys {sorted(unknown)} (known: {sorted(allowed)})")
+        sets: list[str] = []
+        if "trace" in wl:
+            p = Path(wl["trace"])
+            sets += workload_sets(p if p.is_absolute() else self.base_dir / p, wl.get("format"))
+        if "profile" in wl:
+            from . import profiles
+
+            sets += profiles.get(wl["profile"]).sets(requests=wl.get("requests"))
+        if "set" in wl:
+            sets += workload_sets(dict(wl["set"]))
+        return sets
+
+
+def _run_id(sources: Sequence[tuple[str, str, str]], sets: Sequence[str], wl: Mapping[str, Any], base: Path) -> str:
+    """Hash of the resolved configuration (which includes the workload keys and the seed) and, for
+    traces, the file's size and modification time."""
+    try:
+        toml_text, _ = _core.resolve_config(list(sources), list(sets))
+    except _core.ConfigError:
+        # An invalid configuration: the run will fail with its error; identify it by what it says.
+        toml_text = "invalid\n" + json.dumps([list(sources), list(sets)])
+    h = hashlib.sha256(toml_text.encode())
+    if "trace" in wl:
+        p = Path(wl["trace"])
+        p = p if p.is_absolute() else base / p
+        try:
+            st = p.stat()
+            h.update(f"{p.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode())
+        except OSError:
+            h.update(str(p).encode())
+    return h.hexdigest()[:16]
+
+
+def run_one(run: Run) -> dict[str, Any]:
+    """Simulate one run; never raises: a failure becomes a row with its error."""
+    row: dict[str, Any] = {"run_id": run.run_id, **run.params}
+    t0 = time.perf_counter()
+    try:
+        r = simulate_sources(run.sources, run.sets)
+        row.update({"status": "ok", "error": ""})
+        row.update(r.summary)
+        row["lat_percentiles"] = json.dumps({d: r.json["jobs"][0][d]["lat_ns"]["percentile"] for d in ("read", "write")})
+        row["erase_count_histogram"] = json.dumps(r.json["ssd"]["erase_count"]["histogram"])
+    except Exception as e:  # noqa: BLE001 - a sweep records every failure as a row
+        row.update({"status": "failed", "error": f"{type(e).__name__}: {e}"})
+        if not isinstance(e, _core.FlashschedError):
+            row["error"] += "\n" + traceback.format_exc(limit=3)
+    row["wall_s"] = round(time.perf_counter() - t0, 4)
+    return row
+
+
+class Executor(Protocol):
+    """Runs `fn` over `items`, yielding (item, result) as they finish. A result is the row, or an
+    exception if the worker running it died (the sweep retries those once)."""
+
+    workers: int
+
+    def map_unordered(self, fn: Callable[[Run], dict[str, Any]], items: Sequence[Run]) -> Iterator[tuple[Run, Any]]: ...
+
+    def close(self) -> None: ...
+
+
+class LocalExecutor:
+    """A process pool on this machine, one worker per core by default."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers or os.cpu_count() or 1
+
+    def map_unordered(self, fn: Callable[[Run], dict[str, Any]], items: Sequence[Run]) -> Iterator[tuple[Run, Any]]:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        # 'spawn' keeps workers independent of the parent's threads (rich's refresh thread).
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"))
+        try:
+            futures = {pool.submit(fn, item): item for item in items}
+            for fut in as_completed(futures):
+                item = futures[fut]
+                try:
+                    yield item, fut.result()
+                except BrokenProcessPool as e:
+                    yield item, e
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        pass
+
+
+class DaskExecutor:
+    """A Dask cluster: a scheduler address, a dask-jobqueue cluster (SLURM, PBS, ...), or a
+    ``distributed.Client`` already made. Needs ``pip install flashsched[dask]``."""
+
+    def __init__(self, address: str | None = None, client: Any = None, cluster: Any = None) -> None:
+        try:
+            from distributed import Client
+        except ImportError as e:
+            raise SweepError("Dask is not installed: pip install 'flashsched[dask]'") from e
+        self._own = client is None
+        self.client = client or Client(cluster if cluster is not None else address)
+        info = self.client.scheduler_info()
+        self.workers = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+
+    @staticmethod
+    def from_jobqueue(spec_path: str | os.PathLike[str]) -> "DaskExecutor":
+        """A dask-jobqueue cluster from a TOML file: ``kind = "slurm"`` (or pbs, sge, lsf, htcondor),
+        ``jobs = N``, and the cluster class's keyword arguments under ``[cluster]``."""
+        spec = tomllib.loads(Path(spec_path).read_text())
+        try:
+            import dask_jobqueue
+        except ImportError as e:
+            raise SweepError("dask-jobqueue is not installed: pip install dask-jobqueue") from e
+        classes = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster",
+                   "htcondor": "HTCondorCluster"}
+        kind = spec.get("kind", "slurm")
+        if kind not in classes:
+            raise SweepError(f"{spec_path}: kind must be one of {', '.join(classes)}")
+        cluster = getattr(dask_jobqueue, classes[kind])(**spec.get("cluster", {}))
+        cluster.scale(jobs=int(spec.get("jobs", 1)))
+        return DaskExecutor(cluster=cluster)
+
+    def map_unordered(self, fn: Callable[[Run], dict[str, Any]], items: Sequence[Run]) -> Iterator[tuple[Run, Any]]:
+        from distributed import as_completed
+
+        futures = {self.client.submit(fn, item, pure=False): item for item in items}
+        for fut in as_completed(list(futures)):
+            item = futures[fut]
+            try:
+                yield item, fut.result()
+            except Exception as e:  # noqa: BLE001 - a lost worker; retried by the sweep
+                yield item, e
+
+    def close(self) -> None:
+        if self._own:
+            self.client.close()
+
+
+def _checkpoint_path(output: Path) -> Path:
+    return output.with_name(output.name + ".partial.jsonl")
+
+
+def _load_finished(output: Path | None) -> dict[str, dict[str, Any]]:
+    if output is None:
+        return {}
+    rows: dict[str, dict[str, Any]] = {}
+    if output.exists():
+        import pandas as pd
+
+        for row in pd.read_parquet(output).to_dict("records"):
+            rows[str(row["run_id"])] = row
+    cp = _checkpoint_path(output)
+    if cp.exists():
+        for line in cp.read_text().splitlines():
+            if line.strip():
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a line cut short by the interruption; that run is simply redone
+                rows[str(row["run_id"])] = row
+    return rows
+
+
+def sweep(
+    spec: str | os.PathLike[str] | Mapping[str, Any],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    csv: str | os.PathLike[str] | None = None,
+    executor: Executor | None = None,
+    workers: int | None = None,
+    cluster: str | None = None,
+    rerun_failed: bool = False,
+    progress: bool | Callable[[int, int, int], Any] = True,
+) -> "pd.DataFrame":
+    """Run a sweep and return its table (one row per run). With ``output`` (a .parquet path) the
+    table is written there, finished runs are checkpointed as they complete, and a rerun skips
+    the runs already done. ``cluster`` is a Dask scheduler address; ``executor`` any
+    :class:`Executor`."""
+    import pandas as pd
+
+    s = Spec.load(spec)
+    runs = s.expand()
+    out = Path(output) if output is not None else None
+    finished = _load_finished(out)
+    todo = [r for r in runs if r.run_id not in finished or (rerun_failed and finished[r.run_id].get("status") != "ok")]
+    wanted = {r.run_id for r in runs}
+    rows = {k: v for k, v in finished.items() if k in wanted}
+    own = executor is None
+    ex: Executor = executor or (DaskExecutor(cluster) if cluster else LocalExecutor(workers))
+    cp = _checkpoint_path(out) if out is not None else None
+    bar = _SweepProgress(len(runs), len(runs) - len(todo), progress)
+    try:
+        pending = todo
+        for attempt in range(2):
+            crashed: list[Run] = []
+            for run, result in ex.map_unordered(run_one, pending):
+                if isinstance(result, BaseException):
+                    if attempt == 0:
+                        crashed.append(run)
+                        continue
+                    result = {"run_id": run.run_id, **run.params, "status": "failed",
+                              "error": f"worker crashed twice: {result!r}", "wall_s": 0.0}
+                rows[run.run_id] = result
+                if cp is not None:
+                    cp.parent.mkdir(parents=True, exist_ok=True)
+                    with cp.open("a") as f:
+                        f.write(json.dumps(result, default=str) + "\n")
+                bar.advance(result.get("status") == "ok")
+            if not crashed:
+                break
+            pending = crashed  # a worker died under these: retry each once
+    finally:
+        bar.close()
+        if own:
+            ex.close()
+    order = {r.run_id: i for i, r in enumerate(runs)}
+    table = pd.DataFrame(sorted(rows.values(), key=lambda r: order.get(str(r["run_id"]), 0)))
+    table.attrs["sweep"] = s.name
+    if out is not None:
+        from .output import atomic_write_bytes
+
+        import io
+
+        buf = io.BytesIO()
+        table.to_parquet(buf, index=False)
+        atomic_write_bytes(out, buf.getvalue())
+        if cp is not None and cp.exists():
+            cp.unlink()
+    if csv is not None:
+        from .output import atomic_write_text
+
+        atomic_write_text(Path(csv), table.to_csv(index=False, lineterminator="\n"))
+    return table
+
+
+class _SweepProgress:
+    def __init__(self, total: int, already: int, enabled: bool | Callable[[int, int, int], Any]) -> None:
+        self.total, self.done, self.failed = total, already, 0
+        self.callback = enabled if callable(enabled) else None
+        self.progress: Any = None
+        if enabled is True and (sys.stderr.isatty() or os.environ.get("FLASHSCHED_PROGRESS") == "1"):
+            from rich.console import Console
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.progress = Progress(TextColumn("sweep"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
+                                     TextColumn("{task.fields[failed]} failed"), TimeElapsedColumn(), TextColumn("ETA"),
+                                     TimeRemainingColumn(), console=Console(stderr=True))
+            self.progress.start()
+            self.task = self.progress.add_task("sweep", total=total, completed=already, failed=0)
+
+    def advance(self, ok: bool) -> None:
+        self.done += 1
+        self.failed += 0 if ok else 1
+        if self.progress is not None:
+            self.progress.update(self.task, completed=self.done, failed=self.failed)
+        if self.callback is not None:
+            self.callback(self.done, self.total, self.failed)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def runs_of(spec: str | os.PathLike[str] | Mapping[str, Any]) -> list[Run]:
+    """The runs a spec expands to (for inspection and tests)."""
+    return Spec.load(spec).expand()
+
+
+__all__ = ["DaskExecutor", "Executor", "LocalExecutor", "Run", "Spec", "SweepError", "run_one", "runs_of", "sweep"]
+

@@ -1,0 +1,129 @@
+"""Trace profiles, closed-loop jobs, plots, the HTML report and reproductions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import flashsched
+from flashsched import plot, profiles, report, reproduce
+from flashsched import sweep as sw
+from conftest import cli
+
+
+@pytest.mark.parametrize("name", sorted(profiles.VIOS))
+def test_vios_profiles_hit_the_published_conflict_ratio(name: str) -> None:
+    p = profiles.get(f"vios2016/{name}")
+    ratio = profiles.conflict_ratio(p, p.interarrival_ns, requests=20_000, seed=7)
+    target = p.targets["conflict_ratio"]
+    assert abs(ratio - target) / target < 0.20, f"{name}: {ratio:.4f} vs published {target:.4f}"
+
+
+def test_profiles_reproduce_mix_and_sizes(tmp_path: Path) -> None:
+    for name in ["slacker2017/wdev0", "slacker2017/web0-p", "pattern2019/proj_0", "vios2016/usr"]:
+        p = profiles.get(name)
+        out = tmp_path / "t.trace"
+        r = cli("trace", "synth", name, "-o", str(out), "--requests", "30000", "--seed", "3")
+        assert r.returncode == 0, r.stderr
+        assert out.read_text().startswith(f"# flashsched synthetic trace: profile={name}")
+        st = flashsched.trace_stats(out)
+        assert st["requests"] == 30000
+        assert abs(st["read_fraction"] - p.read_fraction) < 0.02, name
+        mean = (st["read_bytes"] + st["write_bytes"]) / 30000
+        want = p.read_fraction * p.read_size[0] + (1 - p.read_fraction) * p.write_size[0]
+        assert abs(mean - want) / want < 0.10, f"{name}: mean size {mean:.0f} vs {want:.0f}"
+        res = flashsched.simulate("vios2016", out)
+        assert res.json["workload"]["synthetic"] is True and name in res.json["workload"]["generated_by"]
+
+
+def test_profile_names_and_errors() -> None:
+    assert len([n for n in profiles.names() if n.startswith("slacker2017/")]) == 21
+    assert len([n for n in profiles.names() if n.startswith("vios2016/")]) == 12
+    assert len([n for n in profiles.names() if n.startswith("pattern2019/")]) == 4
+    with pytest.raises(KeyError, match="did you mean vios2016/src"):
+        profiles.get("vios2016/srcc")
+
+
+def test_closed_loop_thread_scaling() -> None:
+    iops = []
+    for jobs in (1, 4, 16):
+        r = flashsched.simulate("pass2014", {"kind": "jobs", "jobs": {"numjobs": jobs, "rw": "randread", "number_ios": 300}})
+        iops.append(r.json["jobs"][0]["read"]["iops"])
+    assert iops[0] < iops[1] < iops[2], iops
+
+
+@pytest.fixture(scope="module")
+def table() -> pd.DataFrame:
+    s = {"config": "tiny", "seeds": [1, 2], "grid": {"host.queue_depth": [2, 16]},
+         "workloads": [{"name": "a", "set": {"kind": "synthetic", "synthetic.requests": 800}},
+                       {"name": "b", "set": {"kind": "synthetic", "synthetic.requests": 800, "synthetic.read_ratio": 0.8}}]}
+    return sw.sweep(s, workers=2, progress=False)
+
+
+def test_plots(table: pd.DataFrame, tmp_path: Path) -> None:
+    norm = plot.normalized(table, "read_lat_mean_ns", "workload", "host.queue_depth", 16)
+    assert list(norm.index) == ["a", "b", "gmean"] and (norm[16] == 1.0).all()
+    for name, fig in {
+        "cdf.png": plot.latency_cdf(table, "host.queue_depth", "read"),
+        "ccdf.pdf": plot.latency_cdf(table, "host.queue_depth", "write", tail=True),
+        "bars.pdf": plot.normalized_bars(table, "read_lat_mean_ns", "workload", "host.queue_depth", 16),
+        "erase.png": plot.erase_distribution(table, "host.queue_depth"),
+    }.items():
+        path = plot.save(fig, tmp_path / name)
+        assert path.stat().st_size > 1000
+    pdf = (tmp_path / "bars.pdf").read_bytes()
+    assert b"/FontFile2" in pdf and b"/Type3" not in pdf, "fonts must be embedded as TrueType (fonttype 42)"
+    r = flashsched.simulate("tiny", {"kind": "synthetic", "synthetic": {"requests": 2000}}, stats__interval="10ms")
+    plot.save(plot.time_series([("tiny", r.intervals)], "free_blocks"), tmp_path / "ts.png")
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def test_report_renders_in_headless_chromium(table: pd.DataFrame, tmp_path: Path) -> None:
+    out = report.write(table, tmp_path / "r.html", title="test report", by="host.queue_depth", group="workload", baseline=16)
+    text = out.read_text()
+    assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text, "must be self-contained"
+    for section in ("parameters", "summary", "plots"):
+        assert f"id='{section}'" in text
+    n_images = text.count("<img ")
+    assert n_images >= 5
+    browser = _chromium()
+    if browser is None:
+        pytest.skip("Chromium is not installed (apt-get install chromium); .ci/run installs it")
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom", out.as_uri()],
+        capture_output=True, text=True, timeout=120).stdout
+    assert "<h2>Run parameters</h2>" in dom and "<h2>Plots</h2>" in dom
+    assert f'content="{n_images}/{n_images}"' in dom, "every image must decode"
+    assert dom.count('data-rendered="yes"') == n_images
+
+
+def test_cli_plot_and_report(table: pd.DataFrame, tmp_path: Path) -> None:
+    t = tmp_path / "t.parquet"
+    table.to_parquet(t)
+    assert cli("plot", "bars", str(t), "--by", "host.queue_depth", "--baseline", "16", "-o", str(tmp_path / "b.png")).returncode == 0
+    assert cli("plot", "cdf", str(t), "--by", "host.queue_depth", "-o", str(tmp_path / "c.pdf")).returncode == 0
+    r = cli("plot", "bars", str(t), "--by", "host.queue_depth", "--baseline", "7", "-o", str(tmp_path / "x.png"))
+    assert r.returncode == 2 and "not a value of column" in r.stderr
+    assert cli("report", str(t), "-o", str(tmp_path / "r.html"), "--by", "host.queue_depth").returncode == 0
+
+
+def test_reproduce_vios_fifo_quick(tmp_path: Path) -> None:
+    assert "vios-fifo" in reproduce.names()
+    out = reproduce.reproduce("vios-fifo", tmp_path / "out", requests=5000, workers=2, progress=False)
+    for f in ("results.parquet", "figure.png", "figure.pdf", "comparison.csv", "report.html"):
+        assert (out / f).exists(), f
+    cmp = pd.read_csv(out / "comparison.csv")
+    assert len(cmp) == 12 and set(cmp["workload_kind"]) == {"synthetic profile"}
+    assert cmp["flashsched"].between(0, 1).all()
+    assert "Paper vs. simulator" in (out / "report.html").read_text()
+    assert json.loads(pd.read_parquet(out / "results.parquet")["lat_percentiles"].iloc[0])["read"]

@@ -1,0 +1,120 @@
+"""Sweeps: expansion, ids, failures as rows, resume, retries after a crashed worker, Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from flashsched import sweep as sw
+
+SYNTH = {"kind": "synthetic", "synthetic.requests": 400}
+
+
+def spec(**extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "name": "t",
+        "config": "tiny",
+        "seeds": [1, 2],
+        "grid": {"ftl.gc.threshold": [0.05, 0.1], "host.queue_depth": [4, 32]},
+        "workloads": [{"name": "u", "set": SYNTH}],
+    }
+    base.update(extra)
+    return base
+
+
+def test_grid_expands_with_stable_ids() -> None:
+    runs = sw.runs_of(spec())
+    assert len(runs) == 8
+    assert len({r.run_id for r in runs}) == 8
+    assert [r.run_id for r in sw.runs_of(spec())] == [r.run_id for r in runs]
+    assert runs[0].params == {"ftl.gc.threshold": 0.05, "host.queue_depth": 4, "workload": "u", "seed": 1}
+    # the id follows the resolved config: the same run written differently has the same id
+    same = sw.runs_of(spec(grid={"ftl.gc.threshold": [0.050], "host.queue_depth": [4]}, seeds=[1]))
+    assert same[0].run_id == runs[0].run_id
+
+
+def test_explicit_runs_and_preset_column() -> None:
+    runs = sw.runs_of(spec(grid={}, runs=[{"host.queue_depth": 1}, {"host.queue_depth": 2}], config=["tiny", "bench8x8"], seeds=[1]))
+    assert len(runs) == 4
+    assert {r.params["config"] for r in runs} == {"tiny", "bench8x8"}
+
+
+def test_bad_spec_is_an_error() -> None:
+    with pytest.raises(sw.SweepError, match="unknown sweep keys: bogus"):
+        sw.runs_of(spec(bogus=1))
+    with pytest.raises(sw.SweepError, match="grid.x: expected a non-empty list"):
+        sw.runs_of(spec(grid={"x": 3}))
+
+
+def test_sweep_table_failures_and_resume(tmp_path: Path) -> None:
+    s = spec(runs=[{"device.geometry.channels": 0}])  # explicit runs replace the grid: 1 bad run x 2 seeds
+    s["grid"] = {"host.queue_depth": [4, 8]}
+    out = tmp_path / "r.parquet"
+    table = sw.sweep(s, out, workers=2, progress=False)
+    assert len(table) == 6  # 2 grid points + 1 explicit run, x 2 seeds
+    failed = table[table["status"] == "failed"]
+    assert len(failed) == 2 and failed["error"].str.contains("device.geometry.channels").all()
+    ok = table[table["status"] == "ok"]
+    assert (ok["requests"] == 400).all() and "write_amplification" in table.columns
+    assert set(pd.read_parquet(out)["run_id"]) == set(table["run_id"])
+    # resume: nothing is run again
+    calls: list[int] = []
+    again = sw.sweep(s, out, workers=2, progress=lambda d, t, f: calls.append(d))
+    assert calls == [] and len(again) == 6
+    # an interrupted sweep: only the checkpoint exists
+    out.unlink()
+    cp = out.with_name(out.name + ".partial.jsonl")
+    cp.write_text("\n".join(json.dumps(r, default=str) for r in table.head(3).to_dict("records")) + "\n{\"run_id\": \"cut")
+    resumed = sw.sweep(s, out, workers=2, progress=lambda d, t, f: calls.append(d))
+    assert len(calls) == 3 and len(resumed) == 6 and not cp.exists()
+
+
+def _crash_once(run: sw.Run) -> dict[str, Any]:
+    marker = Path(os.environ["FLASHSCHED_TEST_MARKER"])
+    if run.params["seed"] == 2 and not marker.exists():
+        marker.write_text("crashed")
+        os._exit(3)  # a worker dying, as a segfault would
+    return sw.run_one(run)
+
+
+class _CrashingExecutor(sw.LocalExecutor):
+    def map_unordered(self, fn, items):  # type: ignore[override]
+        return super().map_unordered(_crash_once, items)
+
+
+def test_crashed_worker_runs_are_retried_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FLASHSCHED_TEST_MARKER", str(tmp_path / "marker"))
+    table = sw.sweep(spec(grid={"host.queue_depth": [4]}), executor=_CrashingExecutor(workers=1), progress=False)
+    assert (tmp_path / "marker").exists()
+    assert len(table) == 2 and (table["status"] == "ok").all()
+
+
+def test_dask_local_cluster() -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            table = sw.sweep(spec(), executor=sw.DaskExecutor(client=client), progress=False)
+    assert len(table) == 8 and (table["status"] == "ok").all()
+    local = sw.sweep(spec(), workers=2, progress=False)
+    cols = ["run_id", "read_lat_mean_ns", "write_amplification"]
+    assert table[cols].equals(local[cols]), "the executor must not change results"
+
+
+def test_cli_sweep(tmp_path: Path) -> None:
+    from conftest import cli
+
+    p = tmp_path / "s.toml"
+    p.write_text('config = "tiny"\nseeds = [1]\n[grid]\n"host.queue_depth" = [2, 8]\n'
+                 '[[workloads]]\nname = "u"\nset = { kind = "synthetic", "synthetic.requests" = 300 }\n')
+    r = cli("sweep", str(p), "--csv", str(tmp_path / "s.csv"), "-q")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "s.parquet").exists() and len(pd.read_csv(tmp_path / "s.csv")) == 2
+    bad = tmp_path / "bad.toml"
+    bad.write_text("config = 'tiny'\nwhat = 1\n")
+    r = cli("sweep", str(bad))
+    assert r.returncode == 2 and "unknown sweep keys" in r.stderr
