@@ -1,0 +1,38 @@
+"""Run the code blocks of the docs, so the examples users copy keep working."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "docs" / "experiments.md", ROOT / "docs" / "guide.md", ROOT / "README.md"]
+
+
+def blocks(path: Path, lang: str) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", path.read_text(), re.S)
+
+
+def test_shell_examples_in_order() -> None:
+    if not (ROOT.parent / "shared" / "traces").is_dir():
+        pytest.skip("../shared/traces not found (the examples use a real trace)")
+    for block in blocks(DOCS[0], "sh"):
+        for line in block.splitlines():
+            line = line.strip()
+            if not line.startswith("flashsched "):
+                continue
+            args = shlex.split(line)[1:]
+            r = subprocess.run([sys.executable, "-m", "flashsched", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, f"{line}\n{r.stderr}"
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.name)
+def test_python_examples(doc: Path) -> None:
+    for block in blocks(doc, "python"):
+        code = compile(block, str(doc), "exec")
+        exec(code, {"__name__": "__doc_example__"})  # noqa: S102 - our own docs
