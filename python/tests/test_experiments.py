@@ -24,21 +24,39 @@ def test_vios_profiles_hit_the_published_conflict_ratio(name: str) -> None:
     assert abs(ratio - target) / target < 0.20, f"{name}: {ratio:.4f} vs published {target:.4f}"
 
 
-def test_profiles_reproduce_mix_and_sizes(tmp_path: Path) -> None:
-    for name in ["slacker2017/wdev0", "slacker2017/web0-p", "pattern2019/proj_0", "vios2016/usr"]:
-        p = profiles.get(name)
-        out = tmp_path / "t.trace"
-        r = cli("trace", "synth", name, "-o", str(out), "--requests", "30000", "--seed", "3")
-        assert r.returncode == 0, r.stderr
-        assert out.read_text().startswith(f"# flashsched synthetic trace: profile={name}")
-        st = flashsched.trace_stats(out)
-        assert st["requests"] == 30000
-        assert abs(st["read_fraction"] - p.read_fraction) < 0.02, name
-        mean = (st["read_bytes"] + st["write_bytes"]) / 30000
-        want = p.read_fraction * p.read_size[0] + (1 - p.read_fraction) * p.write_size[0]
-        assert abs(mean - want) / want < 0.10, f"{name}: mean size {mean:.0f} vs {want:.0f}"
-        res = flashsched.simulate("vios2016", out)
-        assert res.json["workload"]["synthetic"] is True and name in res.json["workload"]["generated_by"]
+@pytest.mark.parametrize("name", profiles.names())
+def test_profiles_reproduce_mix_and_sizes(name: str, tmp_path: Path) -> None:
+    """Read/write mix within 2 points; mean request size per direction within 10% of the published
+    mean (sizes are capped at 1 MiB, which moves only web3's heavy-tailed reads)."""
+    p = profiles.get(name)
+    out = tmp_path / "t.trace"
+    n = 30000
+    _core_write(p, out, n)
+    st = flashsched.trace_stats(out)
+    assert st["requests"] == n
+    assert abs(st["read_fraction"] - p.read_fraction) < 0.02
+    reads, writes = st["reads"], st["writes"]
+    if reads > 500:
+        assert abs(st["read_bytes"] / reads - p.read_size[0]) / p.read_size[0] < (0.25 if name == "slacker2017/web3" else 0.10)
+    if writes > 500:
+        assert abs(st["write_bytes"] / writes - p.write_size[0]) / p.write_size[0] < 0.10
+
+
+def _core_write(p: profiles.Profile, out: Path, n: int) -> None:
+    from flashsched import _core
+
+    _core.write_trace([("preset", "bench8x8", "preset bench8x8")], p.sets(n, 3), str(out), [f"flashsched synthetic trace: profile={p.name}"])
+
+
+def test_trace_synth_cli_records_the_profile(tmp_path: Path) -> None:
+    out = tmp_path / "t.trace"
+    r = cli("trace", "synth", "vios2016/usr", "-o", str(out), "--requests", "3000", "--seed", "3")
+    assert r.returncode == 0, r.stderr
+    assert out.read_text().startswith("# flashsched synthetic trace: profile=vios2016/usr")
+    res = flashsched.simulate("vios2016", out)
+    assert res.json["workload"]["synthetic"] is True and "vios2016/usr" in res.json["workload"]["generated_by"]
+    r = cli("trace", "synth", "vios2016/usrr", "-o", str(out))
+    assert r.returncode == 2 and "did you mean vios2016/usr" in r.stderr
 
 
 def test_profile_names_and_errors() -> None:
