@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 
-from flashsched.sweep import sweep
+from flashsched import sweep
 
 SPEC = {
     "name": "scaling",

@@ -6,8 +6,28 @@
 500
 """
 
+from typing import Any
+
 from ._core import ConfigError, FlashschedError, SimulationError, TraceError, __version__
 from .api import Result, resolve, simulate, trace_stats
+
+# Submodules imported on first use, so `import flashsched` stays fast (plots pull in matplotlib).
+_LAZY = {"plot", "report", "profiles", "reproduce", "sweeps"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def sweep(spec: Any, output: Any = None, **kwargs: Any) -> Any:
+    """Run a sweep and return its table; see :func:`flashsched.sweeps.sweep`."""
+    from .sweeps import sweep as _sweep
+
+    return _sweep(spec, output, **kwargs)
 
 __all__ = [
     "ConfigError",
@@ -19,6 +39,7 @@ __all__ = [
     "presets",
     "resolve",
     "simulate",
+    "sweep",
     "trace_stats",
 ]
 

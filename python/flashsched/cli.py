@@ -246,7 +246,7 @@ def _config(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from .sweep import DaskExecutor, sweep
+    from .sweeps import DaskExecutor, sweep
 
     executor = DaskExecutor.from_jobqueue(args.jobqueue) if args.jobqueue else None
     out = args.output or args.spec.with_suffix(".parquet")

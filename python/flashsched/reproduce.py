@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import plot, report
-from .sweep import sweep
+from .sweeps import sweep
 
 if TYPE_CHECKING:
     import pandas as pd

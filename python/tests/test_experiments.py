@@ -12,7 +12,7 @@ import pytest
 
 import flashsched
 from flashsched import plot, profiles, report, reproduce
-from flashsched import sweep as sw
+from flashsched import sweeps as sw
 from conftest import cli
 
 

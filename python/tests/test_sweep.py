@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from flashsched import sweep as sw
+from flashsched import sweeps as sw
 
 SYNTH = {"kind": "synthetic", "synthetic.requests": 400}
 
