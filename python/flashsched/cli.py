@@ -319,22 +319,10 @@ def _reproduce(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    commands = {"run": _run, "demo": _demo, "trace": _trace, "config": _config, "sweep": _sweep, "plot": _plot,
+                "report": _report, "reproduce": _reproduce}
     try:
-        if args.command == "sweep":
-            return _sweep(args)
-        if args.command == "plot":
-            return _plot(args)
-        if args.command == "report":
-            return _report(args)
-        if args.command == "reproduce":
-            return _reproduce(args)
-        if args.command == "run":
-            return _run(args)
-        if args.command == "demo":
-            return _demo(args)
-        if args.command == "trace":
-            return _trace(args)
-        return _config(args)
+        return commands[args.command](args)
     except _core.ConfigError as e:
         print(f"flashsched: config error:\n{_indent(str(e))}", file=sys.stderr)
         return EXIT_USAGE

@@ -27,7 +27,7 @@ use crate::stats::{interval::IntervalStats, Breakdown, DeviceCounters, DirStats}
 use crate::trace::{Op, TraceError};
 use crate::tsu::{self, TransactionScheduler};
 use crate::workload::{HostRequest, Workload};
-use txn::{ReqId, Txn, TxnId, TxnKind, TxnSlab};
+use txn::{ReqId, Slab, Txn, TxnId, TxnKind, TxnSlab};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -175,15 +175,13 @@ pub struct Simulator {
     channels: Vec<Channel>,
     dies: Vec<Die>,
     txns: TxnSlab,
-    reqs: Vec<Req>,
-    free_reqs: Vec<ReqId>,
+    reqs: Slab<Req>,
     stalled: Vec<Vec<TxnId>>,
     outstanding: u32,
     workload: Box<dyn Workload>,
     next_arrival: Option<HostRequest>,
     /// Requests closed-loop jobs issued on completions, waiting for their arrival time.
-    job_arrivals: Vec<HostRequest>,
-    free_job_arrivals: Vec<u32>,
+    job_arrivals: Slab<HostRequest>,
     arrived: u64,
     completed: u64,
     need_dispatch: bool,
@@ -234,14 +232,12 @@ impl Simulator {
             channels: vec![Channel::default(); layout.channels as usize],
             dies: vec![Die { txn: NONE, phase: Phase::Idle, op_start: 0, busy_ns: 0 }; layout.dies() as usize],
             txns: TxnSlab::default(),
-            reqs: Vec::new(),
-            free_reqs: Vec::new(),
+            reqs: Slab::default(),
             stalled: vec![Vec::new(); layout.planes() as usize],
             outstanding: 0,
             workload,
             next_arrival: None,
-            job_arrivals: Vec::new(),
-            free_job_arrivals: Vec::new(),
+            job_arrivals: Slab::default(),
             arrived: 0,
             completed: 0,
             need_dispatch: false,
@@ -304,8 +300,8 @@ impl Simulator {
                     self.fetch_next_arrival()?;
                 }
                 Ev::JobArrival(slot) => {
-                    let r = self.job_arrivals[slot as usize];
-                    self.free_job_arrivals.push(slot);
+                    let r = *self.job_arrivals.get(slot);
+                    self.job_arrivals.remove(slot);
                     self.on_arrival(r);
                 }
                 Ev::ChannelFree(ch) => self.on_channel_free(ch),
@@ -422,16 +418,7 @@ impl Simulator {
             crit_done: 0,
             crit: Breakdown::default(),
         };
-        let id = match self.free_reqs.pop() {
-            Some(id) => {
-                self.reqs[id as usize] = req;
-                id
-            }
-            None => {
-                self.reqs.push(req);
-                (self.reqs.len() - 1) as ReqId
-            }
-        };
+        let id: ReqId = self.reqs.insert(req);
         let view = HostRequestView { arrival: self.now, op: r.op, offset: r.offset, len: r.len };
         self.host.enqueue(id, &view, self.now);
         self.need_dispatch = true;
@@ -455,7 +442,7 @@ impl Simulator {
         while self.outstanding < self.queue_depth {
             let Some(id) = self.host.dispatch(self.now) else { break };
             self.outstanding += 1;
-            self.reqs[id as usize].dispatched = self.now;
+            self.reqs.items[id as usize].dispatched = self.now;
             self.split(id);
         }
         self.drain_hil();
@@ -463,7 +450,7 @@ impl Simulator {
 
     /// Split a request into page-sized transactions and hand them to the device queue.
     fn split(&mut self, id: ReqId) {
-        let r = self.reqs[id as usize];
+        let r = self.reqs.items[id as usize];
         let ps = self.page_size;
         let mut subs = 0u32;
         if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.len > 0 {
@@ -524,7 +511,7 @@ impl Simulator {
                 }
             }
         }
-        self.reqs[id as usize].subs_left = subs;
+        self.reqs.items[id as usize].subs_left = subs;
         if subs == 0 {
             self.complete_request(id);
         }
@@ -777,7 +764,7 @@ impl Simulator {
         let txn = *self.txns.get(t);
         self.txns.remove(t);
         let ecc = if txn.kind == TxnKind::HostRead { self.timing.ecc_ns } else { 0 };
-        let r = &mut self.reqs[txn.req as usize];
+        let r = &mut self.reqs.items[txn.req as usize];
         r.conflicted |= txn.die_wait > 0;
         if now >= r.crit_done {
             r.crit_done = now;
@@ -799,23 +786,14 @@ impl Simulator {
 
     fn complete_request(&mut self, id: ReqId) {
         let now = self.now;
-        let r = self.reqs[id as usize];
+        let r = self.reqs.items[id as usize];
         self.outstanding -= 1;
         self.completed += 1;
         self.need_dispatch = true;
-        self.free_reqs.push(id);
+        self.reqs.remove(id);
         if r.job != NONE {
             if let Some(next) = self.workload.on_complete(r.job, now) {
-                let slot = match self.free_job_arrivals.pop() {
-                    Some(s) => {
-                        self.job_arrivals[s as usize] = next;
-                        s
-                    }
-                    None => {
-                        self.job_arrivals.push(next);
-                        (self.job_arrivals.len() - 1) as u32
-                    }
-                };
+                let slot = self.job_arrivals.insert(next);
                 self.events.push(next.arrival.max(now), Ev::JobArrival(slot));
             }
         }

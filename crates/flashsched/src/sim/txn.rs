@@ -57,36 +57,44 @@ impl Txn {
     }
 }
 
-/// A slab of transactions: ids are reused, so memory follows what is in flight, not the trace.
-#[derive(Debug, Default)]
-pub struct TxnSlab {
-    pub items: Vec<Txn>,
-    free: Vec<TxnId>,
+/// A slab: ids are reused once freed, so memory follows what is in flight, not the trace.
+#[derive(Debug)]
+pub struct Slab<T> {
+    pub items: Vec<T>,
+    free: Vec<u32>,
 }
 
-impl TxnSlab {
-    pub fn insert(&mut self, t: Txn) -> TxnId {
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T> Slab<T> {
+    pub fn insert(&mut self, t: T) -> u32 {
         if let Some(id) = self.free.pop() {
             self.items[id as usize] = t;
             id
         } else {
             self.items.push(t);
-            (self.items.len() - 1) as TxnId
+            (self.items.len() - 1) as u32
         }
     }
-    pub fn remove(&mut self, id: TxnId) {
-        self.items[id as usize].req = NONE;
+    /// Free `id` for reuse (its value stays until overwritten).
+    pub fn remove(&mut self, id: u32) {
         self.free.push(id);
     }
     #[inline]
-    pub fn get(&self, id: TxnId) -> &Txn {
+    pub fn get(&self, id: u32) -> &T {
         &self.items[id as usize]
     }
     #[inline]
-    pub fn get_mut(&mut self, id: TxnId) -> &mut Txn {
+    pub fn get_mut(&mut self, id: u32) -> &mut T {
         &mut self.items[id as usize]
     }
     pub fn in_flight(&self) -> usize {
         self.items.len() - self.free.len()
     }
 }
+
+pub type TxnSlab = Slab<Txn>;
