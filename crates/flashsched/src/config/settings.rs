@@ -502,6 +502,9 @@ impl Settings {
                 }
             }
         }
+        if r.bytes("host.pass.region_size") == 0 {
+            err("host.pass.region_size", "must be positive".into());
+        }
         let rw = r.str("workload.jobs.rw");
         let mix = r.int("workload.jobs.rwmixread") as f64 / 100.0;
         let jobs = JobsSettings {

@@ -1,10 +1,21 @@
 //! Host block-layer schedulers: hold whole requests above the device and release them while the
-//! device queue has room (`host.queue_depth`). One policy per file.
+//! device queue has room (`host.queue_depth`). One policy per file; the shared request store,
+//! per-direction sorted trees and FIFOs, and contiguous-request merging live in [`queues`].
 
+mod deadline;
 mod fifo;
+mod mq_deadline;
+mod noop;
+mod pass;
+pub mod queues;
 
+pub use deadline::Deadline;
 pub use fifo::Fifo;
+pub use mq_deadline::MqDeadline;
+pub use noop::Noop;
+pub use pass::Pass;
 
+use crate::config::Settings;
 use crate::engine::Time;
 use crate::sim::txn::ReqId;
 use crate::trace::Op;
@@ -18,20 +29,70 @@ pub struct HostRequestView {
     pub len: u64,
 }
 
+/// A request released to the device: `id`, now covering `offset..offset + len` because requests
+/// contiguous with it were merged into it (`merged`, which complete when it does).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Dispatched {
+    pub id: ReqId,
+    pub offset: u64,
+    pub len: u64,
+    pub merged: Vec<ReqId>,
+}
+
 pub trait HostScheduler: Send {
     fn name(&self) -> &'static str;
     fn enqueue(&mut self, id: ReqId, req: &HostRequestView, now: Time);
     /// The next request to send to the device, if any should go now.
-    fn dispatch(&mut self, now: Time) -> Option<ReqId>;
+    fn dispatch(&mut self, now: Time) -> Option<Dispatched>;
+    /// Requests held (merged ones included).
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 }
 
-pub fn build(name: &str) -> Box<dyn HostScheduler> {
-    match name {
+/// Host-layer parameters shared by the policies, resolved from `host.*`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostParams {
+    pub max_merge: u64,
+    pub read_expire: u64,
+    pub write_expire: u64,
+    pub writes_starved: u32,
+    pub fifo_batch: u32,
+    pub front_merges: bool,
+    pub pass_region: u64,
+    pub pass_batch: u32,
+}
+
+pub fn params(s: &Settings) -> HostParams {
+    let r = &s.resolved;
+    HostParams {
+        max_merge: r.bytes("host.max_merge"),
+        read_expire: r.ns("host.deadline.read_expire"),
+        write_expire: r.ns("host.deadline.write_expire"),
+        writes_starved: r.int("host.deadline.writes_starved") as u32,
+        fifo_batch: r.int("host.deadline.fifo_batch") as u32,
+        front_merges: r.bool("host.deadline.front_merges"),
+        pass_region: r.bytes("host.pass.region_size"),
+        pass_batch: r.int("host.pass.batch_threshold") as u32,
+    }
+}
+
+pub fn build(s: &Settings) -> Box<dyn HostScheduler> {
+    let p = params(s);
+    match s.host_scheduler.as_str() {
         "fifo" => Box::new(Fifo::default()),
+        "noop" => Box::new(Noop::new(&p)),
+        "deadline" => Box::new(Deadline::new(&p)),
+        "mq-deadline" => Box::new(MqDeadline::new(&p)),
+        "pass" => Box::new(Pass::new(&p, s.logical_bytes())),
         other => unreachable!("host scheduler {other} passed validation"),
     }
+}
+
+/// Reads are one direction; writes, trims and flushes the other (as the block layer's sync/async
+/// split puts them).
+#[inline]
+pub fn dir_of(op: Op) -> usize {
+    if op == Op::Read { 0 } else { 1 }
 }

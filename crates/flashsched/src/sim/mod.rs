@@ -100,6 +100,9 @@ struct Req {
     measured: bool,
     /// One of its transactions found its die busy (waited for it): an access conflict.
     conflicted: bool,
+    /// The extent sent to the device: the request's own, or larger when others were merged into it.
+    dev_offset: u64,
+    dev_len: u64,
     /// The closed-loop job that issued it (`NONE` for open-loop workloads).
     job: u32,
     crit_done: Time,
@@ -182,6 +185,8 @@ pub struct Simulator {
     next_arrival: Option<HostRequest>,
     /// Requests closed-loop jobs issued on completions, waiting for their arrival time.
     job_arrivals: Slab<HostRequest>,
+    /// Requests the host scheduler merged into another, by the request that carries them.
+    merged: std::collections::HashMap<ReqId, Vec<ReqId>>,
     arrived: u64,
     completed: u64,
     need_dispatch: bool,
@@ -226,7 +231,7 @@ impl Simulator {
             ftl,
             alloc,
             gc,
-            host: host::build(&s.host_scheduler),
+            host: host::build(s),
             hil: hil::build(&s.hil_scheduler),
             tsu: tsu::build(&s.tsu_scheduler, layout),
             channels: vec![Channel::default(); layout.channels as usize],
@@ -238,6 +243,7 @@ impl Simulator {
             workload,
             next_arrival: None,
             job_arrivals: Slab::default(),
+            merged: std::collections::HashMap::new(),
             arrived: 0,
             completed: 0,
             need_dispatch: false,
@@ -414,6 +420,8 @@ impl Simulator {
             subs_left: 0,
             measured,
             conflicted: false,
+            dev_offset: r.offset,
+            dev_len: r.len,
             job: r.job,
             crit_done: 0,
             crit: Breakdown::default(),
@@ -440,9 +448,20 @@ impl Simulator {
     /// Send requests to the device while it has room.
     fn dispatch(&mut self) {
         while self.outstanding < self.queue_depth {
-            let Some(id) = self.host.dispatch(self.now) else { break };
+            let Some(d) = self.host.dispatch(self.now) else { break };
             self.outstanding += 1;
-            self.reqs.items[id as usize].dispatched = self.now;
+            let id = d.id;
+            let r = &mut self.reqs.items[id as usize];
+            r.dispatched = self.now;
+            r.dev_offset = d.offset;
+            r.dev_len = d.len;
+            for &m in &d.merged {
+                // Merged requests ride on `id`: same dispatch, same completion.
+                self.reqs.items[m as usize].dispatched = self.now;
+            }
+            if !d.merged.is_empty() {
+                self.merged.insert(id, d.merged);
+            }
             self.split(id);
         }
         self.drain_hil();
@@ -453,9 +472,9 @@ impl Simulator {
         let r = self.reqs.items[id as usize];
         let ps = self.page_size;
         let mut subs = 0u32;
-        if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.len > 0 {
-            let first = r.offset / ps;
-            let last = (r.offset + r.len - 1) / ps;
+        if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.dev_len > 0 {
+            let first = r.dev_offset / ps;
+            let last = (r.dev_offset + r.dev_len - 1) / ps;
             // Touch the mapping entries of all the request's pages before using any of them, so
             // their cache misses overlap instead of following one another (the FTL tables of a
             // large drive do not fit in cache, and these misses dominate the run time).
@@ -476,8 +495,8 @@ impl Simulator {
             for page in first..=last {
                 let lpn = next_lpn as u32;
                 next_lpn = wrap(next_lpn + 1);
-                let lo = r.offset.max(page * ps);
-                let hi = (r.offset + r.len).min((page + 1) * ps);
+                let lo = r.dev_offset.max(page * ps);
+                let hi = (r.dev_offset + r.dev_len).min((page + 1) * ps);
                 let bytes = (hi - lo) as u32;
                 match r.op {
                     Op::Read => {
@@ -784,13 +803,32 @@ impl Simulator {
         }
     }
 
+    /// A device request finished: it, and every request merged into it, complete now.
     fn complete_request(&mut self, id: ReqId) {
+        self.outstanding -= 1;
+        self.need_dispatch = true;
+        let lead = self.reqs.items[id as usize];
+        let mut b = lead.crit;
+        if lead.subs_left == 0 && lead.crit_done == 0 {
+            // No flash work (trim, flush, skipped unmapped read): only host queueing.
+            b = Breakdown::default();
+        }
+        self.finish_request(id, b);
+        if let Some(riders) = self.merged.remove(&id) {
+            for m in riders {
+                self.finish_request(m, b);
+            }
+        }
+    }
+
+    /// Account one host request as complete; `b` holds the device stages of the request that
+    /// carried it to the device (its own host queueing is filled in here).
+    fn finish_request(&mut self, id: ReqId, mut b: Breakdown) {
         let now = self.now;
         let r = self.reqs.items[id as usize];
-        self.outstanding -= 1;
         self.completed += 1;
-        self.need_dispatch = true;
         self.reqs.remove(id);
+        b.host_queue = r.dispatched - r.arrival;
         if r.job != NONE {
             if let Some(next) = self.workload.on_complete(r.job, now) {
                 let slot = self.job_arrivals.insert(next);
@@ -808,11 +846,6 @@ impl Simulator {
             }
         }
         self.last_completion = now;
-        let mut b = r.crit;
-        if r.subs_left == 0 && r.crit_done == 0 {
-            // No flash work (trim, flush, skipped unmapped read): only host queueing.
-            b = Breakdown { host_queue: r.dispatched - r.arrival, ..Breakdown::default() };
-        }
         match r.op {
             Op::Read => self.read.record(r.len, r.arrival, r.dispatched, now, &b),
             Op::Write => self.write.record(r.len, r.arrival, r.dispatched, now, &b),

@@ -2,7 +2,7 @@
 //! piece of a host request, or one step of garbage collection, and the times it accumulates.
 
 use crate::engine::Time;
-use crate::nand::{Lpn, Ppn, NONE};
+use crate::nand::{Lpn, Ppn};
 
 pub type TxnId = u32;
 pub type ReqId = u32;

@@ -6,6 +6,7 @@ mod ftl_props;
 mod gc_wa;
 mod synthetic;
 mod golden;
+mod host_policies;
 mod timing;
 mod traces;
 

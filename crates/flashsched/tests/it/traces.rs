@@ -118,3 +118,35 @@ fn device_filter_skip_limit_and_time_scale() {
     // the first kept request is line 22 (the 11th odd line): offset 21 * 8 sectors
     assert!(r.request_log.iter().any(|x| x.offset == 21 * 8 * 512));
 }
+
+/// Every host scheduler replays every shared trace without losing a request.
+#[test]
+fn every_host_policy_completes_every_shared_trace() {
+    let Some(shared) = super::shared() else {
+        eprintln!("skipped: ../shared/traces not found");
+        return;
+    };
+    for policy in ["fifo", "noop", "deadline", "mq-deadline", "pass"] {
+        for (rel, want) in TRACES {
+            let path = shared.join("traces").join(rel);
+            let s = config::load(
+                Some("tiny"),
+                None,
+                &[
+                    "workload.kind=trace".into(),
+                    format!("workload.trace.path={}", path.display()),
+                    "workload.max_requests=5000".into(),
+                    "workload.time_scale=0.05".into(),
+                    format!("host.scheduler={policy}"),
+                    "host.queue_depth=8".into(),
+                    "host.pass.region_size=4MiB".into(),
+                ],
+            )
+            .unwrap();
+            let r = run(&s, &RunOptions::default(), &mut |_| true).unwrap_or_else(|e| panic!("{policy} {rel}: {e}"));
+            let n = (*want).min(5000);
+            assert_eq!(r.json["flashsched"]["requests_completed"].as_u64().unwrap(), n, "{policy} {rel}");
+            assert_eq!(r.json["ssd"]["invariants"], "ok", "{policy} {rel}");
+        }
+    }
+}
