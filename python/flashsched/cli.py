@@ -109,6 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     csub.add_parser("schema", help="print the JSON Schema of config files")
     csub.add_parser("presets", help="list the built-in presets")
 
+    sub.add_parser("policies", help="every policy by layer, with its parameters, defaults and source")
+
     demo = sub.add_parser("demo", help="simulate the bundled synthetic workload on the vios2016 drive")
     demo.add_argument("-o", "--output-dir", type=Path, default=Path("demo-results"))
     demo.add_argument("-q", "--quiet", action="store_true")
@@ -245,6 +247,20 @@ def _config(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _policies(args: argparse.Namespace) -> int:
+    layer = ""
+    defaults = {k: d for k, _, d, _ in _core.config_keys()}
+    for lay, key, name, summary, source, params in _core.policies():
+        if lay != layer:
+            layer = lay
+            print(f"\n{layer} ({key} = ...)")
+        print(f"  {name:12} {summary}")
+        print(f"  {'':12} from: {source}")
+        if params:
+            print(f"  {'':12} parameters: " + ", ".join(f"{p} ({defaults.get(p, '?').strip(chr(34))})" for p in params))
+    return EXIT_OK
+
+
 def _sweep(args: argparse.Namespace) -> int:
     from .sweeps import DaskExecutor, sweep
 
@@ -320,7 +336,7 @@ def _reproduce(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     commands = {"run": _run, "demo": _demo, "trace": _trace, "config": _config, "sweep": _sweep, "plot": _plot,
-                "report": _report, "reproduce": _reproduce}
+                "report": _report, "reproduce": _reproduce, "policies": _policies}
     try:
         return commands[args.command](args)
     except _core.ConfigError as e:
@@ -338,6 +354,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("flashsched: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`flashsched policies | head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except (OSError, KeyError) as e:
         print(f"flashsched: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -17,6 +17,7 @@ def generated() -> dict[Path, str]:
     return {
         ROOT / "docs" / "reference" / "config.md": _core.config_reference(),
         ROOT / "docs" / "config.schema.json": _core.json_schema(),
+        ROOT / "docs" / "reference" / "policies.md": _core.policies_reference(),
     }
 
 

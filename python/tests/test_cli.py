@@ -146,3 +146,10 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert not out.exists()
+
+
+def test_policies_lists_every_layer() -> None:
+    p = cli("policies")
+    assert p.returncode == 0
+    for text in ("host (host.scheduler", "pass ", "mq-deadline", "transaction (tsu.scheduler", "host.pass.batch_threshold (16)"):
+        assert text in p.stdout

@@ -230,6 +230,17 @@ fn config_reference() -> String {
 }
 
 #[pyfunction]
+fn policies_reference() -> String {
+    flashsched::policies::reference_markdown()
+}
+
+/// Every policy: (layer, key, name, summary, source, params).
+#[pyfunction]
+fn policies() -> Vec<(&'static str, &'static str, &'static str, &'static str, &'static str, Vec<&'static str>)> {
+    flashsched::policies::POLICIES.iter().map(|p| (p.layer, p.key, p.name, p.summary, p.source, p.params.to_vec())).collect()
+}
+
+#[pyfunction]
 fn preset_names() -> Vec<&'static str> {
     config::presets::NAMES.to_vec()
 }
@@ -266,6 +277,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_trace, m)?)?;
     m.add_function(wrap_pyfunction!(config_reference, m)?)?;
     m.add_function(wrap_pyfunction!(preset_names, m)?)?;
+    m.add_function(wrap_pyfunction!(policies_reference, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;
     m.add_function(wrap_pyfunction!(config_keys, m)?)?;
     m.add_function(wrap_pyfunction!(wall_clock_keys, m)?)?;

@@ -28,6 +28,7 @@ pub mod ftl;
 pub mod hil;
 pub mod host;
 pub mod nand;
+pub mod policies;
 pub mod report;
 pub mod sim;
 pub mod stats;

@@ -1,0 +1,96 @@
+//! The registry of every policy, by layer: what `flashsched policies` prints and
+//! `docs/reference/policies.md` is generated from. A test checks that every name a config key
+//! accepts is described here and the reverse.
+
+/// One policy: its layer, the config key and value that select it, what it does, where it comes
+/// from, and the config keys of its parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyInfo {
+    pub layer: &'static str,
+    pub key: &'static str,
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub source: &'static str,
+    pub params: &'static [&'static str],
+}
+
+const fn p(
+    layer: &'static str,
+    key: &'static str,
+    name: &'static str,
+    summary: &'static str,
+    source: &'static str,
+    params: &'static [&'static str],
+) -> PolicyInfo {
+    PolicyInfo { layer, key, name, summary, source, params }
+}
+
+const DEADLINE_PARAMS: &[&str] = &[
+    "host.deadline.read_expire",
+    "host.deadline.write_expire",
+    "host.deadline.writes_starved",
+    "host.deadline.fifo_batch",
+    "host.deadline.front_merges",
+    "host.max_merge",
+];
+
+pub static POLICIES: &[PolicyInfo] = &[
+    p("host", "host.scheduler", "fifo", "Whole requests go to the device in arrival order; no merging.", "reference baseline", &["host.queue_depth"]),
+    p("host", "host.scheduler", "noop", "One FIFO with back and front merging of contiguous requests of one direction.", "Linux noop / none; PASS paper baseline", &["host.queue_depth", "host.max_merge"]),
+    p("host", "host.scheduler", "deadline", "Per direction an address-sorted tree and a FIFO with deadlines; batches of fifo_batch in address order; reads preferred until writes_starved; expired requests first.", "Linux 2.6.20 block/deadline-iosched.c; PASS paper baseline", DEADLINE_PARAMS),
+    p("host", "host.scheduler", "mq-deadline", "Deadline as in blk-mq: batches continue from the direction's last position; one priority level.", "Linux block/mq-deadline.c", DEADLINE_PARAMS),
+    p("host", "host.scheduler", "pass", "Logical space split into regions, one sub-queue each (read/write FIFOs and sorted trees, deadlines); regions served round-robin, one direction per turn, turn ends on an empty direction or batch_threshold.", "PASS (Guo et al., 2014), paper 001 §3", &["host.pass.region_size", "host.pass.batch_threshold", "host.deadline.read_expire", "host.deadline.write_expire", "host.deadline.front_merges", "host.max_merge"]),
+    p("device queue", "hil.scheduler", "fifo", "Page transactions reach the chip queues in the order requests were split.", "reference baseline", &[]),
+    p("transaction", "tsu.scheduler", "fcfs", "Each die runs the oldest transaction queued for it, host and GC alike.", "reference baseline", &[]),
+    p("allocation", "ftl.allocation.scheme", "static", "A logical page's plane is fixed by striping over channel, way, die and plane in a chosen order (all 24).", "Hu et al., ICS 2011; MQSim's plane allocation schemes", &["ftl.allocation.order"]),
+    p("gc", "ftl.gc.policy", "greedy", "Reclaim the full block with the most invalid pages.", "SSDSim / MQSim greedy; Bux & Iliadis 2010", &["ftl.gc.threshold", "ftl.gc.copyback"]),
+];
+
+/// Markdown reference of every policy (docs/reference/policies.md).
+pub fn reference_markdown() -> String {
+    let mut out = String::from(
+        "# Policies\n\nGenerated from `crates/flashsched/src/policies.rs` by `make docs`; a test fails when this page is stale. \
+         `flashsched policies` prints the same. Choose one per layer with its config key; any combination runs.\n",
+    );
+    let mut layer = "";
+    for pol in POLICIES {
+        if pol.layer != layer {
+            layer = pol.layer;
+            out.push_str(&format!("\n## {layer} (`{}`)\n\n| name | what it does | from | parameters (default) |\n|---|---|---|---|\n", pol.key));
+        }
+        let params: Vec<String> = pol
+            .params
+            .iter()
+            .map(|k| match crate::config::keys::find(k) {
+                Some(spec) => format!("`{k}` ({})", spec.default.trim_matches('"')),
+                None => format!("`{k}`"),
+            })
+            .collect();
+        out.push_str(&format!("| `{}` | {} | {} | {} |\n", pol.name, pol.summary, pol.source, params.join(", ")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::keys::{self, Kind};
+
+    #[test]
+    fn registry_matches_the_config_keys() {
+        for pol in POLICIES {
+            let spec = keys::find(pol.key).unwrap_or_else(|| panic!("{} is not a key", pol.key));
+            let Kind::Enum(names) = spec.kind else { panic!("{} is not a choice", pol.key) };
+            assert!(names.contains(&pol.name), "{} is not a value of {}", pol.name, pol.key);
+            for param in pol.params {
+                assert!(keys::find(param).is_some(), "{param} is not a key");
+            }
+        }
+        for key in ["host.scheduler", "hil.scheduler", "tsu.scheduler", "ftl.allocation.scheme", "ftl.gc.policy"] {
+            let Kind::Enum(names) = keys::find(key).unwrap().kind else { unreachable!() };
+            for n in names {
+                assert!(POLICIES.iter().any(|p| p.key == key && p.name == *n), "{key} = {n} is undocumented");
+            }
+        }
+    }
+}
