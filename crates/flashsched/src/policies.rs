@@ -42,7 +42,9 @@ pub static POLICIES: &[PolicyInfo] = &[
     p("host", "host.scheduler", "pass", "Logical space split into regions, one sub-queue each (read/write FIFOs and sorted trees, deadlines); regions served round-robin, one direction per turn, turn ends on an empty direction or batch_threshold.", "PASS (Guo et al., 2014), paper 001 §3", &["host.pass.region_size", "host.pass.batch_threshold", "host.deadline.read_expire", "host.deadline.write_expire", "host.deadline.front_merges", "host.max_merge"]),
     p("device queue", "hil.scheduler", "fifo", "Page transactions reach the chip queues in the order requests were split.", "reference baseline", &[]),
     p("transaction", "tsu.scheduler", "fcfs", "Each die runs the oldest transaction queued for it, host and GC alike.", "reference baseline", &[]),
+    p("transaction", "tsu.scheduler", "frfcfs", "Per chip a read and a write queue: reads first, unless the write queue holds alpha% of its capacity (write drain).", "Slacker's FR-FCFS with conditional queue size (paper 003 §2.1)", &["tsu.frfcfs.alpha", "tsu.frfcfs.write_queue"]),
     p("allocation", "ftl.allocation.scheme", "static", "A logical page's plane is fixed by striping over channel, way, die and plane in a chosen order (all 24).", "Hu et al., ICS 2011; MQSim's plane allocation schemes", &["ftl.allocation.order"]),
+    p("allocation", "ftl.allocation.scheme", "region", "Each contiguous logical region lives on one chip (regions channel-first), striped over the chip's dies and planes.", "the device PASS assumes (paper 001 §3.5)", &["ftl.allocation.region_size"]),
     p("gc", "ftl.gc.policy", "greedy", "Reclaim the full block with the most invalid pages.", "SSDSim / MQSim greedy; Bux & Iliadis 2010", &["ftl.gc.threshold", "ftl.gc.copyback"]),
 ];
 

@@ -89,7 +89,8 @@ pub static KEYS: &[KeySpec] = &[
     k("device.channel.rate", Kind::Rate, "\"333MT/s\"", "Channel transfer rate. Transfer time of n bytes = ceil(n / (width_bits/8) / rate) (ns)."),
     // --- FTL
     k("ftl.overprovisioning", Kind::Float { min: 0.0, max: 0.9 }, "0.07", "Over-provisioning as a fraction of physical capacity: logical pages = floor(physical pages x (1 - overprovisioning)), rounded down to a multiple of the number of planes. Note MQSim#49: this is (T-U)/T, not (T-U)/U."),
-    k("ftl.allocation.scheme", Kind::Enum(&["static"]), "\"static\"", "Page allocation: `static` fixes each logical page's plane by `ftl.allocation.order`."),
+    k("ftl.allocation.scheme", Kind::Enum(&["static", "region"]), "\"static\"", "Page allocation: `static` stripes logical pages over the parallel units in `ftl.allocation.order`; `region` keeps each contiguous logical region on one chip (the device PASS assumes)."),
+    k("ftl.allocation.region_size", Kind::Size, "0", "`region` allocation: bytes of one region (0: logical capacity / number of chips)."),
     k("ftl.allocation.order", Kind::Enum(ALLOCATION_ORDERS), "\"CWDP\"", "Static striping order, fastest-varying level first (C channel, W chip, D die, P plane). CWDP: channel = lpn mod C, chip = (lpn / C) mod W, ..."),
     k("ftl.gc.policy", Kind::Enum(&["greedy"]), "\"greedy\"", "Victim selection: `greedy` takes the block with the most invalid pages in the plane (ties: lowest block index)."),
     k("ftl.gc.threshold", Kind::Float { min: 0.0, max: 0.5 }, "0.05", "GC starts in a plane when its free blocks fall below max(2, ceil(threshold x blocks_per_plane)). One free block is always kept for GC's own writes."),
@@ -111,7 +112,9 @@ pub static KEYS: &[KeySpec] = &[
     k("host.pass.batch_threshold", Kind::Int { min: 1, max: 1 << 20 }, "16", "pass: requests a region dispatches in one turn before the next region's turn (the paper's 16)."),
     k("host.queue_depth", Kind::Int { min: 1, max: 1 << 24 }, "32", "Device queue depth: how many host requests may be outstanding in the device at once. Requests beyond it wait in the host scheduler."),
     k("hil.scheduler", Kind::Enum(&["fifo"]), "\"fifo\"", "Device queue (host interface logic) policy: the order in which a request's page-sized sub-requests are handed to the per-chip queues."),
-    k("tsu.scheduler", Kind::Enum(&["fcfs"]), "\"fcfs\"", "Transaction scheduler of each chip: which queued flash transaction an idle die runs next."),
+    k("tsu.scheduler", Kind::Enum(&["fcfs", "frfcfs"]), "\"fcfs\"", "Transaction scheduler of each chip: which queued flash transaction an idle die runs next."),
+    k("tsu.frfcfs.alpha", Kind::Int { min: 1, max: 100 }, "75", "frfcfs: writes go first once a chip's write queue holds this percentage of `write_queue` (Slacker's alpha; not given in the paper)."),
+    k("tsu.frfcfs.write_queue", Kind::Int { min: 1, max: 1 << 20 }, "32", "frfcfs: nominal capacity of a chip's write queue (transactions)."),
     // --- workload
     k("workload.kind", Kind::Enum(&["none", "trace", "synthetic", "jobs"]), "\"none\"", "Where host requests come from: a trace file (open loop), the synthetic generator (open loop), or closed-loop jobs in fio's terms."),
     k("workload.trace.path", Kind::Str, "\"\"", "Trace file; `.gz` and `.zst` are decompressed on the fly. A relative path is relative to the working directory."),

@@ -233,7 +233,7 @@ impl Simulator {
             gc,
             host: host::build(s),
             hil: hil::build(&s.hil_scheduler),
-            tsu: tsu::build(&s.tsu_scheduler, layout),
+            tsu: tsu::build(s, layout),
             channels: vec![Channel::default(); layout.channels as usize],
             dies: vec![Die { txn: NONE, phase: Phase::Idle, op_start: 0, busy_ns: 0 }; layout.dies() as usize],
             txns: TxnSlab::default(),

@@ -2,8 +2,10 @@
 //! die runs next. One policy per file.
 
 mod fcfs;
+mod frfcfs;
 
 pub use fcfs::Fcfs;
+pub use frfcfs::FrFcfs;
 
 use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
@@ -20,9 +22,11 @@ pub trait TransactionScheduler: Send {
     fn len(&self) -> usize;
 }
 
-pub fn build(name: &str, layout: Layout) -> Box<dyn TransactionScheduler> {
-    match name {
+pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn TransactionScheduler> {
+    let r = &s.resolved;
+    match s.tsu_scheduler.as_str() {
         "fcfs" => Box::new(Fcfs::new(layout)),
+        "frfcfs" => Box::new(FrFcfs::new(layout, r.int("tsu.frfcfs.alpha") as u32, r.int("tsu.frfcfs.write_queue") as u32)),
         other => unreachable!("transaction scheduler {other} passed validation"),
     }
 }

@@ -126,7 +126,16 @@ fn every_host_policy_completes_every_shared_trace() {
         eprintln!("skipped: ../shared/traces not found");
         return;
     };
-    for policy in ["fifo", "noop", "deadline", "mq-deadline", "pass"] {
+    let policies = [
+        "host.scheduler=fifo",
+        "host.scheduler=noop",
+        "host.scheduler=deadline",
+        "host.scheduler=mq-deadline",
+        "host.scheduler=pass",
+        "tsu.scheduler=frfcfs",
+        "ftl.allocation.scheme=region",
+    ];
+    for policy in policies {
         for (rel, want) in TRACES {
             let path = shared.join("traces").join(rel);
             let s = config::load(
@@ -137,7 +146,7 @@ fn every_host_policy_completes_every_shared_trace() {
                     format!("workload.trace.path={}", path.display()),
                     "workload.max_requests=5000".into(),
                     "workload.time_scale=0.05".into(),
-                    format!("host.scheduler={policy}"),
+                    policy.to_string(),
                     "host.queue_depth=8".into(),
                     "host.pass.region_size=4MiB".into(),
                 ],

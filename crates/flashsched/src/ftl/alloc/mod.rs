@@ -1,7 +1,9 @@
 //! Page allocation: which plane a logical page's write goes to. One policy per file.
 
+mod region;
 mod static_order;
 
+pub use region::Region;
 pub use static_order::StaticOrder;
 
 use crate::config::Settings;
@@ -19,6 +21,7 @@ pub trait PageAllocator: Send {
 pub fn build(s: &Settings, layout: Layout) -> Box<dyn PageAllocator> {
     match s.ftl.allocation_scheme.as_str() {
         "static" => Box::new(StaticOrder::new(layout, s.ftl.allocation_order)),
+        "region" => Box::new(Region::new(layout, s.resolved.bytes("ftl.allocation.region_size"), s.logical_pages())),
         other => unreachable!("allocation scheme {other} passed validation"),
     }
 }

@@ -1,0 +1,132 @@
+//! `frfcfs`: first-ready, first-come-first-served with conditional queue size, Slacker's baseline
+//! (paper 003 §2.1: "Read requests are prioritized over writes unless WRQ is > α% full, in which
+//! case a write is prioritized"). Each chip has a read queue (host and GC reads) and a write
+//! queue (host and GC writes, erases). An idle die takes the oldest read queued for it, unless the
+//! chip's write queue holds at least alpha% of its nominal capacity, in which case it takes the
+//! oldest write queued for it first ("write drain"); with no read for it, the oldest write.
+//!
+//! Parameters: `tsu.frfcfs.alpha` (percent, default 75) and `tsu.frfcfs.write_queue` (nominal
+//! write-queue capacity per chip, default 32). Slacker gives neither value [INFER]; the write queue
+//! is not a hard limit here (the host side is bounded by `host.queue_depth`).
+
+use std::collections::VecDeque;
+
+use super::TransactionScheduler;
+use crate::nand::Layout;
+use crate::sim::txn::{Txn, TxnId, TxnKind};
+
+pub struct FrFcfs {
+    reads: Vec<VecDeque<(TxnId, u32)>>,
+    writes: Vec<VecDeque<(TxnId, u32)>>,
+    dies_per_chip: u32,
+    /// Write-queue length at which writes go first: alpha% of the nominal capacity.
+    drain_at: usize,
+    len: usize,
+}
+
+impl FrFcfs {
+    pub fn new(layout: Layout, alpha_percent: u32, write_queue: u32) -> Self {
+        let chips = layout.chips() as usize;
+        FrFcfs {
+            reads: (0..chips).map(|_| VecDeque::new()).collect(),
+            writes: (0..chips).map(|_| VecDeque::new()).collect(),
+            dies_per_chip: layout.dies_per_chip,
+            drain_at: ((alpha_percent as u64 * write_queue as u64).div_ceil(100)).max(1) as usize,
+            len: 0,
+        }
+    }
+
+    fn queue(&mut self, txn: &Txn) -> &mut VecDeque<(TxnId, u32)> {
+        let chip = (txn.die / self.dies_per_chip) as usize;
+        if txn.kind.is_read() {
+            &mut self.reads[chip]
+        } else {
+            &mut self.writes[chip]
+        }
+    }
+
+    /// Remove and return the oldest transaction of `q` for `die`.
+    fn first_for(q: &mut VecDeque<(TxnId, u32)>, die: u32) -> Option<TxnId> {
+        let i = q.iter().position(|&(_, d)| d == die)?;
+        q.remove(i).map(|(t, _)| t)
+    }
+}
+
+impl TransactionScheduler for FrFcfs {
+    fn name(&self) -> &'static str {
+        "frfcfs"
+    }
+    fn enqueue(&mut self, id: TxnId, txn: &Txn) {
+        let die = txn.die;
+        self.queue(txn).push_back((id, die));
+        self.len += 1;
+    }
+    fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
+        let die = txn.die;
+        self.queue(txn).push_front((id, die));
+        self.len += 1;
+    }
+    fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
+        let chip = (die / self.dies_per_chip) as usize;
+        let drain = self.writes[chip].len() >= self.drain_at;
+        let t = if drain {
+            Self::first_for(&mut self.writes[chip], die).or_else(|| Self::first_for(&mut self.reads[chip], die))
+        } else {
+            Self::first_for(&mut self.reads[chip], die).or_else(|| Self::first_for(&mut self.writes[chip], die))
+        };
+        if t.is_some() {
+            self.len -= 1;
+        }
+        t
+    }
+    fn queued_on_chip(&self, chip: u32) -> usize {
+        self.reads[chip as usize].len() + self.writes[chip as usize].len()
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Options, Settings};
+
+    fn txn(kind: TxnKind, die: u32) -> Txn {
+        Txn::new(kind, 0, 0, 0, 0, die, 4096, 0)
+    }
+
+    fn layout() -> Layout {
+        Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry)
+    }
+
+    #[test]
+    fn reads_first_until_the_write_queue_reaches_alpha() {
+        // capacity 4, alpha 75%: writes go first once 3 are queued on the chip
+        let mut s = FrFcfs::new(layout(), 75, 4);
+        let w = txn(TxnKind::HostWrite, 0);
+        let r = txn(TxnKind::HostRead, 0);
+        s.enqueue(1, &w);
+        s.enqueue(2, &r);
+        s.enqueue(3, &w);
+        assert_eq!(s.next(0, &[]), Some(2), "2 writes queued (< 3): read first");
+        s.enqueue(4, &r);
+        s.enqueue(5, &w);
+        assert_eq!(s.next(0, &[]), Some(1), "3 writes queued: the oldest write first");
+        assert_eq!(s.next(0, &[]), Some(4), "back to 2 writes: reads first again");
+        assert_eq!(s.next(0, &[]), Some(3));
+        assert_eq!(s.next(0, &[]), Some(5));
+        assert_eq!(s.next(0, &[]), None);
+    }
+
+    #[test]
+    fn a_die_only_takes_its_own_transactions() {
+        let mut s = FrFcfs::new(layout(), 75, 32);
+        s.enqueue(1, &txn(TxnKind::HostRead, 1));
+        s.enqueue(2, &txn(TxnKind::GcRead, 0));
+        assert_eq!(s.next(0, &[]), Some(2));
+        assert_eq!(s.next(0, &[]), None);
+        assert_eq!(s.next(1, &[]), Some(1));
+        let _ = TxnKind::Erase;
+    }
+}
