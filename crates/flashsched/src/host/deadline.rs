@@ -130,7 +130,7 @@ mod tests {
     }
 
     fn add(s: &mut Deadline, id: ReqId, op: Op, offset: u64, now: Time) {
-        s.enqueue(id, &HostRequestView { arrival: now, op, offset, len: 4096 }, now);
+        s.enqueue(id, &HostRequestView { arrival: now, op, offset, len: 4096, stream: 0 }, now);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! device queue has room (`host.queue_depth`). One policy per file; the shared request store,
 //! per-direction sorted trees and FIFOs, and contiguous-request merging live in [`queues`].
 
+mod anticipatory;
+mod cfq;
 mod deadline;
 mod fifo;
 mod mq_deadline;
@@ -9,6 +11,8 @@ mod noop;
 mod pass;
 pub mod queues;
 
+pub use anticipatory::{Anticipatory, AsParams};
+pub use cfq::{Cfq, CfqParams};
 pub use deadline::Deadline;
 pub use fifo::Fifo;
 pub use mq_deadline::MqDeadline;
@@ -27,6 +31,9 @@ pub struct HostRequestView {
     pub op: Op,
     pub offset: u64,
     pub len: u64,
+    /// The issuing stream (a closed-loop job; 0 for open-loop workloads): the "process" CFQ and
+    /// AS keep queues and statistics for.
+    pub stream: u32,
 }
 
 /// A request released to the device: `id`, now covering `offset..offset + len` because requests
@@ -46,6 +53,13 @@ pub trait HostScheduler: Send {
     fn dispatch(&mut self, now: Time) -> Option<Dispatched>;
     /// Requests held (merged ones included).
     fn len(&self) -> usize;
+    /// A request this scheduler dispatched has completed (idling schedulers start waiting here).
+    fn on_complete(&mut self, _id: ReqId, _req: &HostRequestView, _now: Time) {}
+    /// When the scheduler wants `dispatch` called again although nothing arrived or completed (the
+    /// end of an idle window); `None` if it does not.
+    fn wakeup(&self) -> Option<Time> {
+        None
+    }
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -86,6 +100,25 @@ pub fn build(s: &Settings) -> Box<dyn HostScheduler> {
         "deadline" => Box::new(Deadline::new(&p)),
         "mq-deadline" => Box::new(MqDeadline::new(&p)),
         "pass" => Box::new(Pass::new(&p, s.logical_bytes())),
+        "cfq" => {
+            let r = &s.resolved;
+            Box::new(Cfq::new(CfqParams {
+                quantum: r.int("host.cfq.quantum") as u32,
+                slice: r.ns("host.cfq.slice"),
+                slice_idle: r.ns("host.cfq.slice_idle"),
+                fifo_expire: r.ns("host.cfq.fifo_expire"),
+            }))
+        }
+        "as" => {
+            let r = &s.resolved;
+            Box::new(Anticipatory::new(AsParams {
+                antic_expire: r.ns("host.as.antic_expire"),
+                read_expire: r.ns("host.as.read_expire"),
+                write_expire: r.ns("host.as.write_expire"),
+                read_batch_expire: r.ns("host.as.read_batch_expire"),
+                write_batch_expire: r.ns("host.as.write_batch_expire"),
+            }))
+        }
         other => unreachable!("host scheduler {other} passed validation"),
     }
 }

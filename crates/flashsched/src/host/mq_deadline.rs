@@ -102,7 +102,7 @@ mod tests {
     }
 
     fn add(s: &mut MqDeadline, id: ReqId, op: Op, page: u64, now: Time) {
-        s.enqueue(id, &HostRequestView { arrival: now, op, offset: page * 4096, len: 4096 }, now);
+        s.enqueue(id, &HostRequestView { arrival: now, op, offset: page * 4096, len: 4096, stream: 0 }, now);
     }
 
     #[test]

@@ -187,7 +187,7 @@ mod tests {
     }
 
     fn add(s: &mut Pass, id: ReqId, op: Op, region: u64, page: u64, now: Time) {
-        s.enqueue(id, &HostRequestView { arrival: now, op, offset: region * REGION + page * 4096, len: 4096 }, now);
+        s.enqueue(id, &HostRequestView { arrival: now, op, offset: region * REGION + page * 4096, len: 4096, stream: 0 }, now);
     }
 
     fn drain(s: &mut Pass, now: Time) -> Vec<ReqId> {

@@ -153,7 +153,7 @@ mod tests {
     use crate::trace::Op;
 
     fn view(op: Op, offset: u64, len: u64) -> HostRequestView {
-        HostRequestView { arrival: 0, op, offset, len }
+        HostRequestView { arrival: 0, op, offset, len, stream: 0 }
     }
 
     #[test]

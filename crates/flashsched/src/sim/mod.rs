@@ -53,6 +53,8 @@ enum Ev {
     DieDone(u32),
     /// A read's data-out transfer ended.
     ReadOutDone(u32),
+    /// An idling host scheduler's wait ended: try to dispatch again.
+    HostWakeup,
     /// A host read's ECC decoding finished.
     EccDone(TxnId),
 }
@@ -187,6 +189,8 @@ pub struct Simulator {
     job_arrivals: Slab<HostRequest>,
     /// Requests the host scheduler merged into another, by the request that carries them.
     merged: std::collections::HashMap<ReqId, Vec<ReqId>>,
+    /// A `HostWakeup` event is scheduled for then.
+    host_wakeup: Option<Time>,
     arrived: u64,
     completed: u64,
     need_dispatch: bool,
@@ -244,6 +248,7 @@ impl Simulator {
             next_arrival: None,
             job_arrivals: Slab::default(),
             merged: std::collections::HashMap::new(),
+            host_wakeup: None,
             arrived: 0,
             completed: 0,
             need_dispatch: false,
@@ -309,6 +314,10 @@ impl Simulator {
                     let r = *self.job_arrivals.get(slot);
                     self.job_arrivals.remove(slot);
                     self.on_arrival(r);
+                }
+                Ev::HostWakeup => {
+                    self.host_wakeup = None;
+                    self.need_dispatch = true;
                 }
                 Ev::ChannelFree(ch) => self.on_channel_free(ch),
                 Ev::DieDone(d) => self.on_die_done(d),
@@ -427,7 +436,8 @@ impl Simulator {
             crit: Breakdown::default(),
         };
         let id: ReqId = self.reqs.insert(req);
-        let view = HostRequestView { arrival: self.now, op: r.op, offset: r.offset, len: r.len };
+        let stream = if r.job == crate::workload::NO_JOB { 0 } else { r.job };
+        let view = HostRequestView { arrival: self.now, op: r.op, offset: r.offset, len: r.len, stream };
         self.host.enqueue(id, &view, self.now);
         self.need_dispatch = true;
     }
@@ -463,6 +473,13 @@ impl Simulator {
                 self.merged.insert(id, d.merged);
             }
             self.split(id);
+        }
+        // An idling scheduler holds requests back until a time of its choosing.
+        if let Some(t) = self.host.wakeup() {
+            if self.host_wakeup.is_none_or(|w| t < w) && t >= self.now {
+                self.host_wakeup = Some(t);
+                self.events.push(t, Ev::HostWakeup);
+            }
         }
         self.drain_hil();
     }
@@ -808,6 +825,9 @@ impl Simulator {
         self.outstanding -= 1;
         self.need_dispatch = true;
         let lead = self.reqs.items[id as usize];
+        let stream = if lead.job == NONE { 0 } else { lead.job };
+        let view = HostRequestView { arrival: lead.arrival, op: lead.op, offset: lead.dev_offset, len: lead.dev_len, stream };
+        self.host.on_complete(id, &view, self.now);
         let mut b = lead.crit;
         if lead.subs_left == 0 && lead.crit_done == 0 {
             // No flash work (trim, flush, skipped unmapped read): only host queueing.

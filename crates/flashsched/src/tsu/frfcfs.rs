@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use super::TransactionScheduler;
 use crate::nand::Layout;
-use crate::sim::txn::{Txn, TxnId, TxnKind};
+use crate::sim::txn::{Txn, TxnId};
 
 pub struct FrFcfs {
     reads: Vec<VecDeque<(TxnId, u32)>>,
@@ -91,6 +91,7 @@ impl TransactionScheduler for FrFcfs {
 mod tests {
     use super::*;
     use crate::config::{Options, Settings};
+    use crate::sim::txn::TxnKind;
 
     fn txn(kind: TxnKind, die: u32) -> Txn {
         Txn::new(kind, 0, 0, 0, 0, die, 4096, 0)
@@ -127,6 +128,5 @@ mod tests {
         assert_eq!(s.next(0, &[]), Some(2));
         assert_eq!(s.next(0, &[]), None);
         assert_eq!(s.next(1, &[]), Some(1));
-        let _ = TxnKind::Erase;
     }
 }

@@ -132,6 +132,8 @@ fn every_host_policy_completes_every_shared_trace() {
         "host.scheduler=deadline",
         "host.scheduler=mq-deadline",
         "host.scheduler=pass",
+        "host.scheduler=cfq",
+        "host.scheduler=as",
         "tsu.scheduler=frfcfs",
         "ftl.allocation.scheme=region",
     ];
