@@ -39,7 +39,8 @@ def load(name: str) -> dict[str, Any]:
 def _workload_kinds(spec: dict[str, Any]) -> dict[str, str]:
     kinds = {}
     for w in spec.get("workloads", []):
-        kind = "real trace" if "trace" in w else "synthetic profile" if "profile" in w else "synthetic"
+        kind = ("real trace" if "trace" in w else "synthetic profile" if "profile" in w
+                else "closed-loop jobs" if w.get("set", {}).get("kind") == "jobs" else "synthetic")
         kinds[w.get("name", "workload")] = kind
     return kinds
 
@@ -51,6 +52,8 @@ def comparison(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
     if not cmp:
         return pd.DataFrame()
     ok = table[table["status"] == "ok"]
+    if cmp.get("kind") == "gain_over_best":
+        return _gain_over_best(cmp, ok, _workload_kinds(exp["sweep"]))
     for k, v in cmp.get("where", {}).items():
         ok = ok[ok[k] == v]
     kinds = _workload_kinds(exp["sweep"])
@@ -65,6 +68,27 @@ def comparison(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
+def _gain_over_best(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
+    """Per workload: the target policy's metric over the best other policy's, in percent."""
+    import pandas as pd
+
+    by, target, metric = cmp["by"], cmp["target"], cmp["metric"]
+    rows = []
+    for wl, group in ok.groupby("workload", sort=False):
+        means = group.groupby(by)[metric].mean()
+        if target not in means:
+            continue
+        others = means.drop(target)
+        best = others.idxmax()
+        gain = 100 * (means[target] / others.max() - 1) if others.max() else float("nan")
+        paper = cmp.get("paper", {}).get(wl)
+        rows.append({"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": f"{metric}: {target} vs best other (%)",
+                     "best_other": best, "paper": paper, "flashsched": round(gain, 1),
+                     "difference_pct": None if paper is None else round(gain - paper, 1),
+                     "paper_source": cmp.get("paper_source", "")})
+    return pd.DataFrame(rows)
+
+
 def reproduce(name: str, output: str | Path | None = None, *, requests: int | None = None,
               workers: int | None = None, cluster: str | None = None, progress: bool = True) -> Path:
     """Run experiment ``name``; returns the output folder (default ``reproduce-NAME``)."""
@@ -75,6 +99,8 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
         for w in spec.get("workloads", []):
             if "profile" in w:
                 w["requests"] = requests
+            elif w.get("set", {}).get("kind") == "jobs":
+                w["set"]["jobs.number_ios"] = requests  # per job
             else:
                 w.setdefault("set", {})["synthetic.requests"] = requests
     out = Path(output or f"reproduce-{name}")

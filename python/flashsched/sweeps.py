@@ -185,7 +185,9 @@ def run_one(run: Run) -> dict[str, Any]:
         row.update(r.summary)
         row["lat_percentiles"] = json.dumps({d: r.json["jobs"][0][d]["lat_ns"]["percentile"] for d in ("read", "write")})
         row["erase_count_histogram"] = json.dumps(r.json["ssd"]["erase_count"]["histogram"])
-    except Exception as e:  # noqa: BLE001 - a sweep records every failure as a row
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a sweep records every failure as a row (a Rust panic too)
         row.update({"status": "failed", "error": f"{type(e).__name__}: {e}"})
         if not isinstance(e, _core.FlashschedError):
             row["error"] += "\n" + traceback.format_exc(limit=3)
@@ -223,7 +225,7 @@ class LocalExecutor:
                 item = futures[fut]
                 try:
                     yield item, fut.result()
-                except BrokenProcessPool as e:
+                except (BrokenProcessPool, Exception) as e:  # noqa: BLE001 - the worker died or the result could not come back
                     yield item, e
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -90,7 +90,10 @@ impl HostScheduler for Anticipatory {
             }
         }
         if let Some((stream, until)) = self.antic {
-            if now < until {
+            // Any request of the anticipated stream ends the wait (as-iosched.c
+            // as_can_break_anticipation: the process "has queued IO"); a read is taken below.
+            let stream_has_write = self.dq[WRITE].sorted.iter().any(|(_, id)| self.stream_of.get(id) == Some(&stream));
+            if now < until && !stream_has_write {
                 // The anticipated read: the queued read of that stream nearest after the head position.
                 let want = self.dq[READ].sorted.range((self.pos[READ], 0)..).chain(self.dq[READ].sorted.iter()).map(|&(_, id)| id).find(|id| self.stream_of.get(id) == Some(&stream));
                 return match want {
@@ -156,6 +159,16 @@ mod tests {
         assert_eq!(s.dispatch(200_000).map(|d| d.id), Some(3), "stream 0's read goes at once");
         s.on_complete(3, &view(0, 11, 200_000), 300_000);
         assert_eq!(s.dispatch(300_000 + 6_700_000).map(|d| d.id), Some(2), "the window ran out");
+    }
+
+    #[test]
+    fn a_write_from_the_anticipated_stream_ends_the_wait() {
+        let mut s = Anticipatory::new(P);
+        s.enqueue(2, &view(1, 50, 0), 0);
+        s.on_complete(1, &view(0, 10, 0), 100);
+        assert_eq!(s.dispatch(100), None);
+        s.enqueue(3, &HostRequestView { arrival: 200, op: Op::Write, offset: 0, len: 4096, stream: 0 }, 200);
+        assert!(s.dispatch(200).is_some(), "stream 0 queued a write: no more waiting");
     }
 
     #[test]

@@ -26,7 +26,9 @@ pub struct CfqParams {
 #[derive(Default)]
 struct StreamQueue {
     sorted: BTreeSet<(u64, ReqId)>,
-    fifo: VecDeque<(ReqId, Time)>,
+    /// (id, seq, arrival): ids are reused after completion, so an entry is live only while the
+    /// queued request with that id has the same seq.
+    fifo: VecDeque<(ReqId, u64, Time)>,
     pos: u64,
 }
 
@@ -39,7 +41,8 @@ struct Active {
 pub struct Cfq {
     p: CfqParams,
     queues: HashMap<u32, StreamQueue>,
-    reqs: HashMap<ReqId, (u32, u64, u64)>,
+    reqs: HashMap<ReqId, (u32, u64, u64, u64)>,
+    seq: u64,
     rr: VecDeque<u32>,
     active: Option<Active>,
     in_flight: HashMap<u32, u32>,
@@ -48,7 +51,7 @@ pub struct Cfq {
 
 impl Cfq {
     pub fn new(p: CfqParams) -> Self {
-        Cfq { p, queues: HashMap::new(), reqs: HashMap::new(), rr: VecDeque::new(), active: None, in_flight: HashMap::new(), held: 0 }
+        Cfq { p, queues: HashMap::new(), reqs: HashMap::new(), seq: 0, rr: VecDeque::new(), active: None, in_flight: HashMap::new(), held: 0 }
     }
 
     fn pending(&self, s: u32) -> bool {
@@ -67,17 +70,17 @@ impl Cfq {
     fn take_from(&mut self, s: u32, now: Time) -> Dispatched {
         let q = self.queues.get_mut(&s).expect("active queue");
         // The FIFO head first if it expired, else the next address (one-way elevator).
-        while let Some(&(id, _)) = q.fifo.front() {
-            if self.reqs.contains_key(&id) {
+        while let Some(&(id, seq, _)) = q.fifo.front() {
+            if self.reqs.get(&id).is_some_and(|r| r.3 == seq) {
                 break;
             }
             q.fifo.pop_front();
         }
         let id = match q.fifo.front() {
-            Some(&(id, t)) if t + self.p.fifo_expire <= now => id,
+            Some(&(id, _, t)) if t + self.p.fifo_expire <= now => id,
             _ => q.sorted.range((q.pos, 0)..).next().or_else(|| q.sorted.iter().next()).map(|&(_, id)| id).expect("queue has requests"),
         };
-        let (_, offset, len) = self.reqs.remove(&id).expect("queued");
+        let (_, offset, len, _) = self.reqs.remove(&id).expect("queued");
         q.sorted.remove(&(offset, id));
         q.pos = offset + len;
         self.held -= 1;
@@ -92,10 +95,11 @@ impl HostScheduler for Cfq {
     }
 
     fn enqueue(&mut self, id: ReqId, req: &HostRequestView, now: Time) {
+        self.seq += 1;
         let q = self.queues.entry(req.stream).or_default();
         q.sorted.insert((req.offset, id));
-        q.fifo.push_back((id, now));
-        self.reqs.insert(id, (req.stream, req.offset, req.len));
+        q.fifo.push_back((id, self.seq, now));
+        self.reqs.insert(id, (req.stream, req.offset, req.len, self.seq));
         self.held += 1;
         match &mut self.active {
             Some(a) if a.stream == req.stream => a.idle_until = None, // the request we idled for
@@ -190,6 +194,19 @@ mod tests {
         assert_eq!(s.dispatch(2000), None);
         // the idle window runs out: stream 1's turn
         assert_eq!(s.dispatch(2000 + 8_000_001).map(|d| d.id), Some(2));
+    }
+
+    #[test]
+    fn a_reused_id_in_another_queue_is_not_taken_for_an_old_fifo_entry() {
+        let mut s = Cfq::new(CfqParams { slice: 1_000_000_000, ..P });
+        add(&mut s, 1, 0, 10, 0);
+        assert_eq!(s.dispatch(0).map(|d| d.id), Some(1));
+        // id 1 completes and comes back for stream 1; stream 0's old FIFO entry for id 1 is stale
+        add(&mut s, 1, 1, 20, 1);
+        add(&mut s, 2, 0, 11, 1);
+        assert_eq!(s.dispatch(500_000_000).map(|d| d.id), Some(2), "stream 0 takes its own request");
+        assert_eq!(s.dispatch(500_000_000), None, "idling for stream 0");
+        assert_eq!(s.dispatch(600_000_000).map(|d| d.id), Some(1));
     }
 
     #[test]

@@ -178,6 +178,14 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
         ("seed".into(), json!(s.seed)),
         ("requests".into(), doc["flashsched"]["requests_completed"].clone()),
     ];
+    // Both directions together: what a throughput benchmark reports.
+    let (r, w) = (&doc["jobs"][0]["read"], &doc["jobs"][0]["write"]);
+    let f = |v: &Value| v.as_f64().unwrap_or(0.0);
+    let n = f(&r["total_ios"]) + f(&w["total_ios"]);
+    row.push(("iops".into(), json!(round3(f(&r["iops"]) + f(&w["iops"])))));
+    row.push(("bw_bytes".into(), json!(f(&r["bw_bytes"]) + f(&w["bw_bytes"]))));
+    let mean = if n > 0.0 { (f(&r["lat_ns"]["mean"]) * f(&r["total_ios"]) + f(&w["lat_ns"]["mean"]) * f(&w["total_ios"])) / n } else { 0.0 };
+    row.push(("lat_mean_ns".into(), json!(round3(mean))));
     for dir in ["read", "write"] {
         let d = &doc["jobs"][0][dir];
         row.push((format!("{dir}_ios"), d["total_ios"].clone()));
