@@ -54,6 +54,8 @@ def comparison(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
     ok = table[table["status"] == "ok"]
     if cmp.get("kind") == "gain_over_best":
         return _gain_over_best(cmp, ok, _workload_kinds(exp["sweep"]))
+    if cmp.get("kind") == "target_over_each":
+        return _target_over_each(cmp, ok, _workload_kinds(exp["sweep"]))
     for k, v in cmp.get("where", {}).items():
         ok = ok[ok[k] == v]
     kinds = _workload_kinds(exp["sweep"])
@@ -86,6 +88,26 @@ def _gain_over_best(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, st
                      "best_other": best, "paper": paper, "flashsched": round(gain, 1),
                      "difference_pct": None if paper is None else round(gain - paper, 1),
                      "paper_source": cmp.get("paper_source", "")})
+    return pd.DataFrame(rows)
+
+
+def _target_over_each(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
+    """Per workload and per other policy: the target policy's metric as a percentage of it."""
+    import pandas as pd
+
+    by, target, metric = cmp["by"], cmp["target"], cmp["metric"]
+    rows = []
+    for wl, group in ok.groupby("workload", sort=False):
+        means = group.groupby(by)[metric].mean()
+        if target not in means:
+            continue
+        for other, value in means.drop(target).items():
+            pct = 100 * means[target] / value if value else float("nan")
+            paper = cmp.get("paper", {}).get(str(other))
+            rows.append({"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": f"{metric}: {target} as % of {other}",
+                         "paper": paper, "flashsched": round(pct, 1),
+                         "difference_pct": None if paper is None else round(pct - paper, 1),
+                         "paper_source": cmp.get("paper_source", "")})
     return pd.DataFrame(rows)
 
 

@@ -145,3 +145,13 @@ def test_reproduce_vios_fifo_quick(tmp_path: Path) -> None:
     assert cmp["flashsched"].between(0, 1).all()
     assert "Paper vs. simulator" in (out / "report.html").read_text()
     assert json.loads(pd.read_parquet(out / "results.parquet")["lat_percentiles"].iloc[0])["read"]
+
+
+@pytest.mark.parametrize("name", ["pass-threads", "pass-erases"])
+def test_pass_reproductions_run(name: str, tmp_path: Path) -> None:
+    out = reproduce.reproduce(name, tmp_path / name, requests=100, workers=2, progress=False)
+    table = pd.read_parquet(out / "results.parquet")
+    assert (table["status"] == "ok").all() and set(table["host.scheduler"]) == {"noop", "deadline", "cfq", "as", "pass"}
+    cmp = pd.read_csv(out / "comparison.csv")
+    assert len(cmp) >= 3 and cmp["paper"].notna().any()
+    assert (out / "figure.pdf").exists() and "Paper vs. simulator" in (out / "report.html").read_text()
