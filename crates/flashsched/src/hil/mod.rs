@@ -2,24 +2,39 @@
 //! requests inside the device are handed to the per-chip queues. One policy per file.
 
 mod fifo;
+mod piq;
 
 pub use fifo::Fifo;
+pub use piq::Piq;
 
+use crate::engine::Time;
+use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
+
+/// What a device-queue policy may know of the device when it releases transactions.
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceView {
+    pub now: Time,
+    /// Transactions waiting in the chips' queues (released, not yet started on a die).
+    pub queued_in_chips: usize,
+}
 
 pub trait DeviceQueue: Send {
     fn name(&self) -> &'static str;
-    /// A host transaction whose physical location is known.
+    /// A host transaction whose physical location is known. A request's transactions are pushed
+    /// one after another.
     fn push(&mut self, id: TxnId, txn: &Txn);
     /// The next transaction to hand to its chip's queue. Called until it returns `None`, after
     /// pushes and whenever a die finishes (so batching policies can wait for chips to drain).
-    fn pop(&mut self, txns: &[Txn]) -> Option<TxnId>;
+    fn pop(&mut self, txns: &[Txn], device: &DeviceView) -> Option<TxnId>;
     fn len(&self) -> usize;
 }
 
-pub fn build(name: &str) -> Box<dyn DeviceQueue> {
-    match name {
+pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue> {
+    let r = &s.resolved;
+    match s.hil_scheduler.as_str() {
         "fifo" => Box::new(Fifo::default()),
+        "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"))),
         other => unreachable!("device queue {other} passed validation"),
     }
 }

@@ -236,7 +236,7 @@ impl Simulator {
             alloc,
             gc,
             host: host::build(s),
-            hil: hil::build(&s.hil_scheduler),
+            hil: hil::build(s, layout),
             tsu: tsu::build(s, layout),
             channels: vec![Channel::default(); layout.channels as usize],
             dies: vec![Die { txn: NONE, phase: Phase::Idle, op_start: 0, busy_ns: 0 }; layout.dies() as usize],
@@ -554,7 +554,9 @@ impl Simulator {
     }
 
     fn drain_hil(&mut self) {
-        while let Some(t) = self.hil.pop(&self.txns.items) {
+        loop {
+            let view = hil::DeviceView { now: self.now, queued_in_chips: self.tsu.len() };
+            let Some(t) = self.hil.pop(&self.txns.items, &view) else { break };
             self.to_tsu(t);
         }
     }

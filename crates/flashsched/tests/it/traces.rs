@@ -135,6 +135,7 @@ fn every_host_policy_completes_every_shared_trace() {
         "host.scheduler=cfq",
         "host.scheduler=as",
         "tsu.scheduler=frfcfs",
+        "hil.scheduler=piq",
         "ftl.allocation.scheme=region",
     ];
     for policy in policies {

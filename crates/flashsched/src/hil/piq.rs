@@ -1,0 +1,191 @@
+//! `piq`: Parallel Issue Queuing (Gao et al., MSST 2014; TCAD 2018), the VIOS paper's baseline.
+//! Requests are grouped into batches whose requests touch disjoint parallel units (chips, or
+//! dies); a request that conflicts with a batch goes to a later one. Reads have priority: a read
+//! joins the oldest batch it does not conflict with; a write only the newest. The head batch is
+//! released to the chips as a whole once the chips have started everything released before (so a
+//! batch runs in parallel, not behind its predecessor), or when it is older than `max_age`
+//! (starvation guard).
+//!
+//! Parameters: `hil.piq.granularity` (`chip`, as in MSST'14; `die` as in TCAD'18), `hil.piq.max_age`
+//! (500ms, mirroring Deadline's read_expire [INFER]). A batch holds at most one request per parallel
+//! unit; a request spanning many units occupies all of them.
+
+use std::collections::VecDeque;
+
+use super::{DeviceQueue, DeviceView};
+use crate::engine::Time;
+use crate::nand::{Layout, NONE};
+use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
+
+struct Batch {
+    /// Parallel units used, one bit each.
+    occ: Vec<u64>,
+    txns: Vec<TxnId>,
+    born: Time,
+}
+
+impl Batch {
+    fn conflicts(&self, units: &[u64]) -> bool {
+        self.occ.iter().zip(units).any(|(a, b)| a & b != 0)
+    }
+    fn add(&mut self, units: &[u64], txns: &[TxnId]) {
+        for (a, b) in self.occ.iter_mut().zip(units) {
+            *a |= b;
+        }
+        self.txns.extend_from_slice(txns);
+    }
+}
+
+pub struct Piq {
+    dies_per_unit: u32,
+    words: usize,
+    max_age: u64,
+    /// Transactions of the request being pushed (its transactions arrive one after another).
+    pending: Vec<TxnId>,
+    pending_req: ReqId,
+    pending_read: bool,
+    pending_units: Vec<u64>,
+    pending_born: Time,
+    batches: VecDeque<Batch>,
+    releasing: VecDeque<TxnId>,
+    held: usize,
+}
+
+impl Piq {
+    pub fn new(layout: Layout, die_granularity: bool, max_age: u64) -> Self {
+        let dies_per_unit = if die_granularity { 1 } else { layout.dies_per_chip };
+        let units = (layout.dies() / dies_per_unit) as usize;
+        let words = units.div_ceil(64);
+        Piq {
+            dies_per_unit,
+            words,
+            max_age,
+            pending: Vec::new(),
+            pending_req: NONE,
+            pending_read: false,
+            pending_units: vec![0; words],
+            pending_born: 0,
+            batches: VecDeque::new(),
+            releasing: VecDeque::new(),
+            held: 0,
+        }
+    }
+
+    /// Put the request being collected into a batch.
+    fn place_pending(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let units = std::mem::replace(&mut self.pending_units, vec![0; self.words]);
+        let txns = std::mem::take(&mut self.pending);
+        let slot = if self.pending_read {
+            self.batches.iter().position(|b| !b.conflicts(&units))
+        } else {
+            self.batches.back().filter(|b| !b.conflicts(&units)).map(|_| self.batches.len() - 1)
+        };
+        match slot {
+            Some(i) => self.batches[i].add(&units, &txns),
+            None => {
+                let mut b = Batch { occ: vec![0; self.words], txns: Vec::new(), born: self.pending_born };
+                b.add(&units, &txns);
+                self.batches.push_back(b);
+            }
+        }
+        self.pending_req = NONE;
+    }
+}
+
+impl DeviceQueue for Piq {
+    fn name(&self) -> &'static str {
+        "piq"
+    }
+
+    fn push(&mut self, id: TxnId, txn: &Txn) {
+        if txn.req != self.pending_req {
+            self.place_pending();
+            self.pending_req = txn.req;
+            self.pending_read = txn.kind == TxnKind::HostRead;
+            self.pending_born = txn.enqueued;
+        }
+        let unit = (txn.die / self.dies_per_unit) as usize;
+        self.pending_units[unit / 64] |= 1 << (unit % 64);
+        self.pending.push(id);
+        self.held += 1;
+    }
+
+    fn pop(&mut self, _txns: &[Txn], device: &DeviceView) -> Option<TxnId> {
+        self.place_pending();
+        if self.releasing.is_empty() {
+            let head = self.batches.front()?;
+            let old = device.now.saturating_sub(head.born) > self.max_age;
+            if device.queued_in_chips > 0 && !old {
+                return None; // the chips are still starting the previous batch
+            }
+            let b = self.batches.pop_front().expect("head batch");
+            self.releasing.extend(b.txns);
+        }
+        let t = self.releasing.pop_front();
+        if t.is_some() {
+            self.held -= 1;
+        }
+        t
+    }
+
+    fn len(&self) -> usize {
+        self.held
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Options, Settings};
+
+    fn layout() -> Layout {
+        // tiny: 4 chips of 1 die
+        Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry)
+    }
+
+    fn txn(req: ReqId, kind: TxnKind, die: u32) -> Txn {
+        Txn::new(kind, req, 0, 0, 0, die, 4096, 0)
+    }
+
+    /// Pop `n` times with the chips holding `queued` transactions.
+    fn pops(p: &mut Piq, n: usize, queued: usize) -> Vec<Option<TxnId>> {
+        let v = DeviceView { now: 0, queued_in_chips: queued };
+        (0..n).map(|_| p.pop(&[], &v)).collect()
+    }
+
+    #[test]
+    fn conflict_free_requests_share_a_batch_and_conflicts_wait() {
+        let mut p = Piq::new(layout(), false, 500_000_000);
+        p.push(10, &txn(1, TxnKind::HostWrite, 0)); // request 1 on chip 0
+        p.push(11, &txn(1, TxnKind::HostWrite, 1)); //             and chip 1
+        p.push(20, &txn(2, TxnKind::HostWrite, 2)); // request 2 on chip 2: same batch
+        p.push(30, &txn(3, TxnKind::HostWrite, 0)); // request 3 on chip 0: conflicts, batch 2
+        assert_eq!(pops(&mut p, 3, 0), vec![Some(10), Some(11), Some(20)]);
+        // batch 2 waits while the chips still hold transactions of batch 1
+        assert_eq!(pops(&mut p, 1, 3), vec![None]);
+        assert_eq!(pops(&mut p, 2, 0), vec![Some(30), None]);
+    }
+
+    #[test]
+    fn reads_jump_to_the_oldest_batch_they_fit_writes_do_not() {
+        let mut p = Piq::new(layout(), false, 500_000_000);
+        p.push(10, &txn(1, TxnKind::HostWrite, 0)); // batch A: chip 0
+        p.push(20, &txn(2, TxnKind::HostWrite, 0)); // batch B: chip 0
+        p.push(30, &txn(3, TxnKind::HostWrite, 1)); // a write fits A but may only join B (the tail)
+        p.push(40, &txn(4, TxnKind::HostRead, 2)); // a read joins the oldest batch it fits: A
+        assert_eq!(pops(&mut p, 2, 0), vec![Some(10), Some(40)]);
+        assert_eq!(pops(&mut p, 1, 2), vec![None]);
+        assert_eq!(pops(&mut p, 3, 0), vec![Some(20), Some(30), None]);
+    }
+
+    #[test]
+    fn an_old_batch_goes_even_while_chips_are_busy() {
+        let mut p = Piq::new(layout(), false, 1_000);
+        p.push(10, &txn(1, TxnKind::HostRead, 0));
+        let v = DeviceView { now: 5_000, queued_in_chips: 7 };
+        assert_eq!(p.pop(&[], &v), Some(10));
+    }
+}
