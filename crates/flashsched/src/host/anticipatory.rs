@@ -11,7 +11,7 @@
 //! `host.as.antic_expire` (6.7ms), `host.as.read_expire` (125ms), `host.as.write_expire` (250ms),
 //! `host.as.read_batch_expire` (500ms), `host.as.write_batch_expire` (125ms).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::queues::{DirQueue, Store};
 use super::{dir_of, Dispatched, HostRequestView, HostScheduler};
@@ -44,7 +44,7 @@ pub struct Anticipatory {
 
 impl Anticipatory {
     pub fn new(p: AsParams) -> Self {
-        Anticipatory { p, store: Store::default(), dq: Default::default(), stream_of: HashMap::new(), batch_dir: READ, batch_end: 0, pos: [0; 2], antic: None }
+        Anticipatory { p, store: Store::default(), dq: Default::default(), stream_of: HashMap::default(), batch_dir: READ, batch_end: 0, pos: [0; 2], antic: None }
     }
 
     fn expired(&mut self, dir: usize, now: Time) -> Option<ReqId> {

@@ -9,7 +9,9 @@
 //! 100 ms, slice_idle 8 ms); the PASS paper's baseline. Parameters: `host.cfq.quantum` (8),
 //! `host.cfq.slice` (100ms), `host.cfq.slice_idle` (8ms), `host.cfq.fifo_expire` (125ms).
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::{Dispatched, HostRequestView, HostScheduler};
 use crate::engine::Time;
@@ -51,7 +53,7 @@ pub struct Cfq {
 
 impl Cfq {
     pub fn new(p: CfqParams) -> Self {
-        Cfq { p, queues: HashMap::new(), reqs: HashMap::new(), seq: 0, rr: VecDeque::new(), active: None, in_flight: HashMap::new(), held: 0 }
+        Cfq { p, queues: HashMap::default(), reqs: HashMap::default(), seq: 0, rr: VecDeque::new(), active: None, in_flight: HashMap::default(), held: 0 }
     }
 
     fn pending(&self, s: u32) -> bool {

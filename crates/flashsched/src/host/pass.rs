@@ -12,7 +12,7 @@
 //! `host.deadline.read_expire` / `write_expire` (500ms / 5s: the paper gives no values; Deadline's
 //! defaults, since PASS is implemented on it), `host.max_merge` (512KiB).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::queues::{Added, DirQueue, Store};
 use super::{Dispatched, HostParams, HostRequestView, HostScheduler};
@@ -51,6 +51,9 @@ pub struct Pass {
     turn: Option<Turn>,
     /// Round-robin cursor: the region after the last one served.
     cursor: usize,
+    /// Every queued request per direction in arrival order, with its region: deadlines of one
+    /// direction grow with arrival, so the oldest expired request is at one of two heads.
+    arrivals: [std::collections::VecDeque<(ReqId, u64, usize)>; 2],
 }
 
 impl Pass {
@@ -60,10 +63,11 @@ impl Pass {
             p: p.clone(),
             store: Store::default(),
             regions: (0..n).map(|_| Region { last_dir: 1, ..Region::default() }).collect(),
-            region_of: HashMap::new(),
+            region_of: HashMap::default(),
             logical_bytes: logical_bytes.max(1),
             turn: None,
             cursor: 0,
+            arrivals: Default::default(),
         }
     }
 
@@ -75,12 +79,17 @@ impl Pass {
     /// The oldest expired request over all sub-queues, if any.
     fn expired(&mut self, now: Time) -> Option<(usize, usize, ReqId)> {
         let mut best: Option<(Time, usize, usize, ReqId)> = None;
-        for (ri, r) in self.regions.iter_mut().enumerate() {
-            for dir in 0..2 {
-                if let Some(h) = r.dq[dir].fifo_head(&self.store) {
-                    let d = self.store.get(h).expect("queued").deadline;
-                    if d <= now && best.is_none_or(|b| d < b.0) {
-                        best = Some((d, ri, dir, h));
+        for dir in 0..2 {
+            while let Some(&(id, seq, region)) = self.arrivals[dir].front() {
+                match self.store.get(id) {
+                    Some(q) if q.seq == seq => {
+                        if q.deadline <= now && best.is_none_or(|b| q.deadline < b.0) {
+                            best = Some((q.deadline, region, dir, id));
+                        }
+                        break;
+                    }
+                    _ => {
+                        self.arrivals[dir].pop_front(); // dispatched already
                     }
                 }
             }
@@ -128,8 +137,10 @@ impl HostScheduler for Pass {
         let ri = self.region(req.offset);
         match self.store.add(id, req, now + expire, self.p.max_merge, self.p.front_merges) {
             Added::New => {
-                self.regions[ri].dq[dir].insert(id, &self.store);
+                self.regions[ri].dq[dir].insert_sorted(id, req.offset);
                 self.region_of.insert(id, ri);
+                let seq = self.store.get(id).expect("just added").seq;
+                self.arrivals[dir].push_back((id, seq, ri));
             }
             Added::BackMerged(_) => {}
             Added::FrontMerged(host, old) => {

@@ -3,7 +3,9 @@
 //! offsets, as the block layer's elevator hash does), and per-direction sort trees and FIFOs with
 //! deadlines.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::{dir_of, Dispatched, HostRequestView};
 use crate::engine::Time;
@@ -117,6 +119,10 @@ impl DirQueue {
         let q = store.get(id).expect("added to the store first");
         self.sorted.insert((q.offset, id));
         self.fifo.push_back((id, q.seq));
+    }
+    /// Queue in address order only, for schedulers that keep their own arrival order.
+    pub fn insert_sorted(&mut self, id: ReqId, offset: u64) {
+        self.sorted.insert((offset, id));
     }
     pub fn reposition(&mut self, id: ReqId, old: u64, new: u64) {
         self.sorted.remove(&(old, id));

@@ -188,7 +188,7 @@ pub struct Simulator {
     /// Requests closed-loop jobs issued on completions, waiting for their arrival time.
     job_arrivals: Slab<HostRequest>,
     /// Requests the host scheduler merged into another, by the request that carries them.
-    merged: std::collections::HashMap<ReqId, Vec<ReqId>>,
+    merged: rustc_hash::FxHashMap<ReqId, Vec<ReqId>>,
     /// A `HostWakeup` event is scheduled for then.
     host_wakeup: Option<Time>,
     arrived: u64,
@@ -247,7 +247,7 @@ impl Simulator {
             workload,
             next_arrival: None,
             job_arrivals: Slab::default(),
-            merged: std::collections::HashMap::new(),
+            merged: rustc_hash::FxHashMap::default(),
             host_wakeup: None,
             arrived: 0,
             completed: 0,
