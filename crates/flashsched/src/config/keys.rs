@@ -85,6 +85,12 @@ pub static KEYS: &[KeySpec] = &[
     k("device.timing.erase", Kind::Duration, "\"1.5ms\"", "Block erase time tBERS (ns)."),
     k("device.timing.command", Kind::Duration, "\"0ns\"", "Bus time of the command and address cycles of one flash command (ns); added to every bus transfer that starts an operation."),
     k("device.timing.ecc", Kind::Duration, "\"0ns\"", "ECC decode time per page read, spent in the controller after the data-out transfer; occupies neither die nor channel (ns)."),
+    k("device.suspend.program", Kind::Bool, "false", "The NAND can suspend a program to serve reads (Wu & He, FAST 2012)."),
+    k("device.suspend.erase", Kind::Bool, "false", "The NAND can suspend an erase to serve reads."),
+    k("device.suspend.latency", Kind::Duration, "\"20us\"", "From the suspend command to the die being free (reaching a safe point between program-verify or erase pulses); the operation keeps progressing meanwhile."),
+    k("device.suspend.resume", Kind::Duration, "\"10us\"", "Extra array time a resumed program or erase takes."),
+    k("device.suspend.min_remaining", Kind::Duration, "\"100us\"", "Do not suspend an operation with less than this left after the safe point (MQSim's preferred suspend time)."),
+    k("device.suspend.max_per_op", Kind::Int { min: 1, max: 1 << 20 }, "4", "Suspensions allowed per program or erase (bounds how long reads can starve it)."),
     k("device.channel.width_bits", Kind::Int { min: 8, max: 64 }, "8", "Channel bus width in bits (a multiple of 8)."),
     k("device.channel.rate", Kind::Rate, "\"333MT/s\"", "Channel transfer rate. Transfer time of n bytes = ceil(n / (width_bits/8) / rate) (ns)."),
     // --- FTL
@@ -124,6 +130,7 @@ pub static KEYS: &[KeySpec] = &[
     k("hil.piq.max_age", Kind::Duration, "\"500ms\"", "piq: a batch older than this is released even while the chips are busy (starvation guard)."),
     k("hil.scheduler", Kind::Enum(&["fifo", "piq"]), "\"fifo\"", "Device queue (host interface logic) policy: the order in which a request's page-sized sub-requests are handed to the per-chip queues."),
     k("tsu.scheduler", Kind::Enum(&["fcfs", "frfcfs"]), "\"fcfs\"", "Transaction scheduler of each chip: which queued flash transaction an idle die runs next."),
+    k("tsu.suspend_for_reads", Kind::Bool, "false", "Any transaction scheduler: suspend a running program or erase (where `device.suspend.*` allows it) when a host read arrives for its die; the die serves its queued reads, then resumes."),
     k("tsu.frfcfs.alpha", Kind::Int { min: 1, max: 100 }, "75", "frfcfs: writes go first once a chip's write queue holds this percentage of `write_queue` (Slacker's alpha; not given in the paper)."),
     k("tsu.frfcfs.write_queue", Kind::Int { min: 1, max: 1 << 20 }, "32", "frfcfs: nominal capacity of a chip's write queue (transactions)."),
     // --- workload

@@ -126,6 +126,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo) -> Value {
         "erases": c.erases,
         "trimmed_pages": c.trimmed_pages,
         "write_stalls": c.write_stalls,
+        "suspensions": c.suspensions,
         "read_conflicts": c.read_conflicts,
         "write_conflicts": c.write_conflicts,
         "conflict_ratio": conflict_ratio,

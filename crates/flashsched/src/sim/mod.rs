@@ -49,8 +49,11 @@ enum Ev {
     JobArrival(u32),
     /// A busy channel's transfer ended and dies are waiting for it.
     ChannelFree(u32),
-    /// A die's array operation (read, program, erase) ended.
-    DieDone(u32),
+    /// A die's array operation (read, program, erase) ended; ignored unless the die's epoch
+    /// still matches (a suspension reschedules the end).
+    DieDone(u32, u32),
+    /// A die reached a safe point and suspended its program or erase.
+    SuspendDone(u32, u32),
     /// A read's data-out transfer ended.
     ReadOutDone(u32),
     /// An idling host scheduler's wait ended: try to dispatch again.
@@ -69,6 +72,8 @@ enum Phase {
     Program,
     EraseCmd,
     Erase,
+    /// Suspending a program or erase: waiting for a safe point.
+    Suspending,
 }
 
 #[derive(Debug, Clone)]
@@ -77,6 +82,36 @@ struct Die {
     phase: Phase,
     op_start: Time,
     busy_ns: u64,
+    /// Bumped whenever a scheduled end of operation is cancelled (suspension).
+    epoch: u32,
+    /// When the running array operation is due to end.
+    array_end: Time,
+    /// A program or erase put aside while the die serves reads.
+    suspended: Option<Suspended>,
+    /// Suspensions of the current program or erase so far.
+    suspensions: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Suspended {
+    txn: TxnId,
+    phase: Phase,
+    /// Array time still to run after resuming.
+    remaining: u64,
+    /// When the die became free for other work.
+    since: Time,
+}
+
+/// The NAND's program/erase suspension capability and its use for host reads (resolved config).
+#[derive(Debug, Clone, Copy)]
+struct SuspendConfig {
+    program: bool,
+    erase: bool,
+    for_reads: bool,
+    latency: u64,
+    resume: u64,
+    min_remaining: u64,
+    max_per_op: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -179,6 +214,7 @@ pub struct Simulator {
     tsu: Box<dyn TransactionScheduler>,
     channels: Vec<Channel>,
     dies: Vec<Die>,
+    suspend: SuspendConfig,
     txns: TxnSlab,
     reqs: Slab<Req>,
     stalled: Vec<Vec<TxnId>>,
@@ -239,7 +275,19 @@ impl Simulator {
             hil: hil::build(s, layout),
             tsu: tsu::build(s, layout),
             channels: vec![Channel::default(); layout.channels as usize],
-            dies: vec![Die { txn: NONE, phase: Phase::Idle, op_start: 0, busy_ns: 0 }; layout.dies() as usize],
+            dies: vec![
+                Die { txn: NONE, phase: Phase::Idle, op_start: 0, busy_ns: 0, epoch: 0, array_end: 0, suspended: None, suspensions: 0 };
+                layout.dies() as usize
+            ],
+            suspend: SuspendConfig {
+                program: s.resolved.bool("device.suspend.program"),
+                erase: s.resolved.bool("device.suspend.erase"),
+                for_reads: s.resolved.bool("tsu.suspend_for_reads"),
+                latency: s.resolved.ns("device.suspend.latency"),
+                resume: s.resolved.ns("device.suspend.resume"),
+                min_remaining: s.resolved.ns("device.suspend.min_remaining"),
+                max_per_op: s.resolved.int("device.suspend.max_per_op") as u32,
+            },
             txns: TxnSlab::default(),
             reqs: Slab::default(),
             stalled: vec![Vec::new(); layout.planes() as usize],
@@ -320,7 +368,16 @@ impl Simulator {
                     self.need_dispatch = true;
                 }
                 Ev::ChannelFree(ch) => self.on_channel_free(ch),
-                Ev::DieDone(d) => self.on_die_done(d),
+                Ev::DieDone(d, epoch) => {
+                    if self.dies[d as usize].epoch == epoch {
+                        self.on_die_done(d);
+                    }
+                }
+                Ev::SuspendDone(d, epoch) => {
+                    if self.dies[d as usize].epoch == epoch {
+                        self.on_suspended(d);
+                    }
+                }
                 Ev::ReadOutDone(d) => self.finish_op(d),
                 Ev::EccDone(t) => self.complete_host_txn(t),
             }
@@ -567,6 +624,9 @@ impl Simulator {
         txn.enqueued = now;
         let die = txn.die;
         self.tsu.enqueue(t, self.txns.get(t));
+        if self.suspend.for_reads && matches!(self.dies[die as usize].phase, Phase::Program | Phase::Erase) {
+            self.maybe_suspend_for(die, t);
+        }
         self.try_start_die(die);
     }
 
@@ -574,9 +634,81 @@ impl Simulator {
 
     fn try_start_die(&mut self, die: u32) {
         while self.dies[die as usize].phase == Phase::Idle {
+            if self.dies[die as usize].suspended.is_some() {
+                // A suspended program or erase holds the page buffer: only reads may run.
+                match self.tsu.next_read(die, &self.txns.items) {
+                    Some(t) => self.start_txn(die, t),
+                    None => self.resume(die),
+                }
+                continue;
+            }
             let Some(t) = self.tsu.next(die, &self.txns.items) else { return };
             self.start_txn(die, t);
         }
+    }
+
+    /// Program/erase suspension (Wu & He, FAST 2012; spec §11): a host read arriving for a die in
+    /// the middle of a long program or erase suspends it at the next safe point, runs, and the
+    /// operation resumes with its remaining time plus an overhead.
+    fn maybe_suspend_for(&mut self, die: u32, reader: TxnId) {
+        let sc = self.suspend;
+        let d = &self.dies[die as usize];
+        let allowed = match d.phase {
+            Phase::Program => sc.program,
+            Phase::Erase => sc.erase,
+            _ => false,
+        };
+        let now = self.now;
+        let array_start = d.array_end.saturating_sub(self.txns.get(d.txn).array);
+        if !allowed || !sc.for_reads || d.suspended.is_some() || d.suspensions >= sc.max_per_op || now < array_start {
+            return;
+        }
+        if self.txns.get(reader).kind != TxnKind::HostRead {
+            return;
+        }
+        let safe_point = now + sc.latency;
+        if d.array_end <= safe_point || d.array_end - safe_point < sc.min_remaining {
+            return;
+        }
+        let remaining = d.array_end - safe_point;
+        let d = &mut self.dies[die as usize];
+        d.epoch += 1;
+        d.suspensions += 1;
+        d.suspended = Some(Suspended { txn: d.txn, phase: d.phase, remaining, since: safe_point });
+        d.phase = Phase::Suspending;
+        self.counters.suspensions += 1;
+        let epoch = d.epoch;
+        self.events.push(safe_point, Ev::SuspendDone(die, epoch));
+    }
+
+    /// The die reached its safe point: it is free for reads until it resumes.
+    fn on_suspended(&mut self, die: u32) {
+        let now = self.now;
+        let d = &mut self.dies[die as usize];
+        d.busy_ns += now - d.op_start;
+        d.phase = Phase::Idle;
+        d.txn = NONE;
+        self.try_start_die(die);
+    }
+
+    /// No read left for the die: resume its suspended program or erase.
+    fn resume(&mut self, die: u32) {
+        let now = self.now;
+        let resume = self.suspend.resume;
+        let d = &mut self.dies[die as usize];
+        let s = d.suspended.take().expect("resuming a suspended operation");
+        d.txn = s.txn;
+        d.phase = s.phase;
+        d.op_start = now;
+        d.epoch += 1;
+        d.array_end = now + resume + s.remaining;
+        let (end, epoch) = (d.array_end, d.epoch);
+        let txn = self.txns.get_mut(s.txn);
+        // Time set aside counts as waiting for the die; the resume overhead as array time, so the
+        // stages still add up to the latency.
+        txn.die_wait += now - s.since;
+        txn.array += resume;
+        self.events.push(end, Ev::DieDone(die, epoch));
     }
 
     /// Start `t` on `die`; it may turn out to need no flash work (a dropped GC move) or to wait
@@ -671,26 +803,27 @@ impl Simulator {
             Phase::ReadCmd => {
                 d.phase = Phase::ReadArray;
                 txn.array += tm.read_ns;
-                (tm.command_ns, Ev::DieDone(die))
+                (tm.command_ns, Ev::DieDone(die, d.epoch))
             }
             Phase::EraseCmd => {
                 d.phase = Phase::Erase;
                 txn.array += tm.erase_ns;
-                (tm.command_ns, Ev::DieDone(die))
+                (tm.command_ns, Ev::DieDone(die, d.epoch))
             }
             Phase::WriteIn => {
                 d.phase = Phase::Program;
                 txn.array += tm.program_ns;
-                (tm.command_ns + tm.transfer_ns(txn.bytes as u64), Ev::DieDone(die))
+                (tm.command_ns + tm.transfer_ns(txn.bytes as u64), Ev::DieDone(die, d.epoch))
             }
             Phase::ReadOut => (tm.transfer_ns(txn.bytes as u64), Ev::ReadOutDone(die)),
             p => unreachable!("die {die} asked for the channel in phase {p:?}"),
         };
         txn.bus += dur;
         let array = match next {
-            Ev::DieDone(_) => txn.array,
+            Ev::DieDone(..) => txn.array,
             _ => 0,
         };
+        d.array_end = now + dur + array;
         let c = &mut self.channels[ch as usize];
         c.busy_until = now + dur;
         c.busy_ns += dur;
@@ -729,7 +862,8 @@ impl Simulator {
             p => unreachable!("die {die} starts an array operation in phase {p:?}"),
         };
         txn.array += dur;
-        self.events.push(now + dur, Ev::DieDone(die));
+        d.array_end = now + dur;
+        self.events.push(now + dur, Ev::DieDone(die, d.epoch));
     }
 
     fn on_die_done(&mut self, die: u32) {
@@ -756,6 +890,9 @@ impl Simulator {
         d.busy_ns += now - d.op_start;
         d.txn = NONE;
         d.phase = Phase::Idle;
+        if matches!(self.txns.get(t).kind, TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::Erase) {
+            d.suspensions = 0;
+        }
         let txn = *self.txns.get(t);
         match txn.kind {
             TxnKind::HostRead => {

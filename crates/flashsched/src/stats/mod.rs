@@ -151,6 +151,8 @@ pub struct DeviceCounters {
     /// Measured requests with at least one transaction that waited for a busy die.
     pub read_conflicts: u64,
     pub write_conflicts: u64,
+    /// Programs and erases suspended to serve reads.
+    pub suspensions: u64,
 }
 
 impl DeviceCounters {
@@ -169,6 +171,7 @@ impl DeviceCounters {
             write_stalls: self.write_stalls - o.write_stalls,
             read_conflicts: self.read_conflicts - o.read_conflicts,
             write_conflicts: self.write_conflicts - o.write_conflicts,
+            suspensions: self.suspensions - o.suspensions,
         }
     }
 }

@@ -39,6 +39,12 @@ impl TransactionScheduler for Fcfs {
         }
         t
     }
+    fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
+        let q = &mut self.per_die[die as usize];
+        let i = q.iter().position(|&t| txns[t as usize].kind.is_read())?;
+        self.len -= 1;
+        q.remove(i)
+    }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let d0 = (chip * self.dies_per_chip) as usize;
         self.per_die[d0..d0 + self.dies_per_chip as usize].iter().map(|q| q.len()).sum()

@@ -79,6 +79,14 @@ impl TransactionScheduler for FrFcfs {
         }
         t
     }
+    fn next_read(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
+        let chip = (die / self.dies_per_chip) as usize;
+        let t = Self::first_for(&mut self.reads[chip], die);
+        if t.is_some() {
+            self.len -= 1;
+        }
+        t
+    }
     fn queued_on_chip(&self, chip: u32) -> usize {
         self.reads[chip as usize].len() + self.writes[chip as usize].len()
     }

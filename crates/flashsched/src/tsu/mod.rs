@@ -17,6 +17,8 @@ pub trait TransactionScheduler: Send {
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn);
     /// The transaction `die` should run next; `None` leaves it idle.
     fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
+    /// The next read for `die` (host or GC), used while it has a program or erase suspended.
+    fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
     /// Transactions queued (not running) on a chip.
     fn queued_on_chip(&self, chip: u32) -> usize;
     fn len(&self) -> usize;
