@@ -54,6 +54,8 @@ pub struct Pass {
     /// Every queued request per direction in arrival order, with its region: deadlines of one
     /// direction grow with arrival, so the oldest expired request is at one of two heads.
     arrivals: [std::collections::VecDeque<(ReqId, u64, usize)>; 2],
+    /// Regions with queued requests, so a turn finds the next one without scanning them all.
+    busy: std::collections::BTreeSet<usize>,
 }
 
 impl Pass {
@@ -68,6 +70,7 @@ impl Pass {
             turn: None,
             cursor: 0,
             arrivals: Default::default(),
+            busy: Default::default(),
         }
     }
 
@@ -100,19 +103,14 @@ impl Pass {
     /// Start the next region's turn, round-robin from the cursor.
     fn next_turn(&mut self) -> Option<Turn> {
         let n = self.regions.len();
-        for k in 0..n {
-            let ri = (self.cursor + k) % n;
-            let r = &self.regions[ri];
-            if !r.pending() {
-                continue;
-            }
-            let other = 1 - r.last_dir;
-            let dir = if !r.dq[other].is_empty() { other } else { r.last_dir };
-            self.cursor = (ri + 1) % n;
-            self.regions[ri].last_dir = dir;
-            return Some(Turn { region: ri, dir, count: 0 });
-        }
-        None
+        let ri = *self.busy.range(self.cursor..).next().or_else(|| self.busy.iter().next())?;
+        let r = &self.regions[ri];
+        debug_assert!(r.pending());
+        let other = 1 - r.last_dir;
+        let dir = if !r.dq[other].is_empty() { other } else { r.last_dir };
+        self.cursor = (ri + 1) % n;
+        self.regions[ri].last_dir = dir;
+        Some(Turn { region: ri, dir, count: 0 })
     }
 
     fn take(&mut self, turn: Turn, id: ReqId) -> Dispatched {
@@ -120,6 +118,9 @@ impl Pass {
         let r = &mut self.regions[turn.region];
         r.dq[turn.dir].remove(id, offset);
         r.pos[turn.dir] = offset;
+        if !r.pending() {
+            self.busy.remove(&turn.region);
+        }
         self.region_of.remove(&id);
         self.turn = Some(Turn { count: turn.count + 1, ..turn });
         self.store.take(id)
@@ -138,6 +139,7 @@ impl HostScheduler for Pass {
         match self.store.add(id, req, now + expire, self.p.max_merge, self.p.front_merges) {
             Added::New => {
                 self.regions[ri].dq[dir].insert_sorted(id, req.offset);
+                self.busy.insert(ri);
                 self.region_of.insert(id, ri);
                 let seq = self.store.get(id).expect("just added").seq;
                 self.arrivals[dir].push_back((id, seq, ri));
