@@ -120,7 +120,7 @@ impl HostScheduler for Anticipatory {
     }
 
     fn on_complete(&mut self, _id: ReqId, req: &HostRequestView, now: Time) {
-        if dir_of(req.op) == READ && self.batch_dir == READ {
+        if dir_of(req.op) == READ && self.batch_dir == READ && self.p.antic_expire > 0 {
             self.antic = Some((req.stream, now + self.p.antic_expire));
             self.pos[READ] = req.offset + req.len;
         }

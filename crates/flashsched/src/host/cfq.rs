@@ -128,6 +128,10 @@ impl HostScheduler for Cfq {
                 }
                 // Empty before the slice ended: idle for this stream's next request.
                 match idle_until {
+                    None if self.p.slice_idle == 0 => {
+                        self.expire_active();
+                        continue;
+                    }
                     None => {
                         let until = now + self.p.slice_idle;
                         if let Some(a) = self.active.as_mut() {

@@ -6,6 +6,7 @@ mod anticipatory;
 mod cfq;
 mod deadline;
 mod fifo;
+mod irbw;
 mod mq_deadline;
 mod noop;
 mod pass;
@@ -15,6 +16,7 @@ pub use anticipatory::{Anticipatory, AsParams};
 pub use cfq::{Cfq, CfqParams};
 pub use deadline::Deadline;
 pub use fifo::Fifo;
+pub use irbw::{Irbw, IrbwParams};
 pub use mq_deadline::MqDeadline;
 pub use noop::Noop;
 pub use pass::Pass;
@@ -100,6 +102,15 @@ pub fn build(s: &Settings) -> Box<dyn HostScheduler> {
         "deadline" => Box::new(Deadline::new(&p)),
         "mq-deadline" => Box::new(MqDeadline::new(&p)),
         "pass" => Box::new(Pass::new(&p, s.logical_bytes())),
+        "irbw-fifo" | "irbw-fifo-rp" => {
+            let r = &s.resolved;
+            Box::new(Irbw::new(IrbwParams {
+                bundle_size: r.bytes("host.irbw.bundle_size"),
+                bundle_timeout: r.ns("host.irbw.bundle_timeout"),
+                write_expire: r.ns("host.irbw.write_expire"),
+                read_preference: s.host_scheduler == "irbw-fifo-rp",
+            }))
+        }
         "cfq" => {
             let r = &s.resolved;
             Box::new(Cfq::new(CfqParams {

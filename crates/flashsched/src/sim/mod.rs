@@ -533,7 +533,9 @@ impl Simulator {
         }
         // An idling scheduler holds requests back until a time of its choosing.
         if let Some(t) = self.host.wakeup() {
-            if self.host_wakeup.is_none_or(|w| t < w) && t >= self.now {
+            // Only a future time: a due timer is served by the dispatch that runs when the device
+            // next has room (scheduling it again at `now` would spin while the queue is full).
+            if self.host_wakeup.is_none_or(|w| t < w) && t > self.now {
                 self.host_wakeup = Some(t);
                 self.events.push(t, Ev::HostWakeup);
             }

@@ -3,9 +3,11 @@
 
 mod fcfs;
 mod frfcfs;
+mod o3;
 
 pub use fcfs::Fcfs;
 pub use frfcfs::FrFcfs;
+pub use o3::O3;
 
 use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
@@ -28,6 +30,7 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn Transaction
     let r = &s.resolved;
     match s.tsu_scheduler.as_str() {
         "fcfs" => Box::new(Fcfs::new(layout)),
+        "o3" => Box::new(O3::new(layout)),
         "frfcfs" => Box::new(FrFcfs::new(layout, r.int("tsu.frfcfs.alpha") as u32, r.int("tsu.frfcfs.write_queue") as u32)),
         other => unreachable!("transaction scheduler {other} passed validation"),
     }

@@ -134,7 +134,10 @@ fn every_host_policy_completes_every_shared_trace() {
         "host.scheduler=pass",
         "host.scheduler=cfq",
         "host.scheduler=as",
+        "host.scheduler=irbw-fifo",
+        "host.scheduler=irbw-fifo-rp",
         "tsu.scheduler=frfcfs",
+        "tsu.scheduler=o3",
         "hil.scheduler=piq",
         "ftl.allocation.scheme=region",
     ];
