@@ -107,7 +107,7 @@ pub static KEYS: &[KeySpec] = &[
     k("ftl.precondition.overwrites", Kind::Float { min: 0.0, max: 100.0 }, "0.0", "After the fill, overwrite uniformly random filled pages this many times the number of filled pages, with GC (untimed): brings the drive to steady state before measuring."),
     k("ftl.precondition.pe_cycles", Kind::Int { min: 0, max: U32 }, "0", "Age every block to this erase count before the run (wear stage)."),
     // --- policies
-    k("host.scheduler", Kind::Enum(&["fifo", "noop", "deadline", "mq-deadline", "cfq", "as", "irbw-fifo", "irbw-fifo-rp", "pass"]), "\"fifo\"", "Host block-layer scheduler: the order in which whole requests are released to the device (`flashsched policies` describes each)."),
+    k("host.scheduler", Kind::Enum(&["fifo", "noop", "deadline", "mq-deadline", "cfq", "as", "kyber", "irbw-fifo", "irbw-fifo-rp", "pass"]), "\"fifo\"", "Host block-layer scheduler: the order in which whole requests are released to the device (`flashsched policies` describes each)."),
     k("host.max_merge", Kind::Size, "\"512KiB\"", "noop, deadline, mq-deadline, pass: largest request that merging contiguous requests of one direction may build (bytes; the block layer's max_sectors_kb). 0 disables merging."),
     k("host.deadline.read_expire", Kind::Duration, "\"500ms\"", "deadline, mq-deadline, pass: a read's dispatch deadline after its arrival (Linux default HZ/2)."),
     k("host.deadline.write_expire", Kind::Duration, "\"5s\"", "deadline, mq-deadline, pass: a write's dispatch deadline after its arrival (Linux default 5 HZ)."),
@@ -123,6 +123,8 @@ pub static KEYS: &[KeySpec] = &[
     k("host.as.write_expire", Kind::Duration, "\"250ms\"", "as: a write's deadline."),
     k("host.as.read_batch_expire", Kind::Duration, "\"500ms\"", "as: longest read batch while writes wait."),
     k("host.as.write_batch_expire", Kind::Duration, "\"125ms\"", "as: longest write batch while reads wait."),
+    k("host.kyber.read_target", Kind::Duration, "\"2ms\"", "kyber: read latency target (read_lat_nsec)."),
+    k("host.kyber.write_target", Kind::Duration, "\"10ms\"", "kyber: write latency target (write_lat_nsec)."),
     k("host.irbw.bundle_size", Kind::Size, "\"256KiB\"", "irbw-fifo(-rp): bytes of writes gathered into one bundle (the paper takes the size at which write bandwidth saturates)."),
     k("host.irbw.bundle_timeout", Kind::Duration, "\"20ms\"", "irbw-fifo(-rp): a partial bundle closes after this long (or at once when nothing else waits)."),
     k("host.irbw.write_expire", Kind::Duration, "\"5s\"", "irbw-fifo-rp: a bundle waiting longer than this goes before pending reads."),

@@ -7,6 +7,7 @@ mod cfq;
 mod deadline;
 mod fifo;
 mod irbw;
+mod kyber;
 mod mq_deadline;
 mod noop;
 mod pass;
@@ -17,6 +18,7 @@ pub use cfq::{Cfq, CfqParams};
 pub use deadline::Deadline;
 pub use fifo::Fifo;
 pub use irbw::{Irbw, IrbwParams};
+pub use kyber::Kyber;
 pub use mq_deadline::MqDeadline;
 pub use noop::Noop;
 pub use pass::Pass;
@@ -102,6 +104,7 @@ pub fn build(s: &Settings) -> Box<dyn HostScheduler> {
         "deadline" => Box::new(Deadline::new(&p)),
         "mq-deadline" => Box::new(MqDeadline::new(&p)),
         "pass" => Box::new(Pass::new(&p, s.logical_bytes())),
+        "kyber" => Box::new(Kyber::new(s.resolved.ns("host.kyber.read_target"), s.resolved.ns("host.kyber.write_target"))),
         "irbw-fifo" | "irbw-fifo-rp" => {
             let r = &s.resolved;
             Box::new(Irbw::new(IrbwParams {

@@ -50,7 +50,7 @@ fn deadline_policies_reorder_by_address() {
 fn every_host_policy_completes_many_closed_loop_streams() {
     // Many streams, ids reused constantly, queue depth below the number of jobs: the schedulers'
     // per-stream and per-direction bookkeeping must stay consistent.
-    for policy in ["fifo", "noop", "deadline", "mq-deadline", "cfq", "as", "irbw-fifo", "irbw-fifo-rp", "pass"] {
+    for policy in ["fifo", "noop", "deadline", "mq-deadline", "cfq", "as", "kyber", "irbw-fifo", "irbw-fifo-rp", "pass"] {
         let s = flashsched::config::load(
             Some("tiny"),
             None,

@@ -134,6 +134,7 @@ fn every_host_policy_completes_every_shared_trace() {
         "host.scheduler=pass",
         "host.scheduler=cfq",
         "host.scheduler=as",
+        "host.scheduler=kyber",
         "host.scheduler=irbw-fifo",
         "host.scheduler=irbw-fifo-rp",
         "tsu.scheduler=frfcfs",
