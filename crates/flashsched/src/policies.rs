@@ -52,6 +52,8 @@ pub static POLICIES: &[PolicyInfo] = &[
     p("transaction", "tsu.scheduler", "o3", "Out of order with priorities per die: host reads, then host writes, then GC reads and writes, then erases; oldest first within a class.", "O3 (Nam et al., IEEE TC 2011); MQSim's OUT_OF_ORDER TSU", &[]),
     p("allocation", "ftl.allocation.scheme", "static", "A logical page's plane is fixed by striping over channel, way, die and plane in a chosen order (all 24).", "Hu et al., ICS 2011; MQSim's plane allocation schemes", &["ftl.allocation.order"]),
     p("allocation", "ftl.allocation.scheme", "region", "Each contiguous logical region lives on one chip (regions channel-first), striped over the chip's dies and planes.", "the device PASS assumes (paper 001 §3.5)", &["ftl.allocation.region_size"]),
+    p("allocation", "ftl.allocation.scheme", "dynamic", "Each write goes to the least-loaded die of the drive when it enters the device (ties round-robin, channel-first); the plane with most free blocks.", "DynAlloc (Slacker paper; Tavakkol et al., SIGMETRICS 2014); SSDSim dynamic_allocation=0", &[]),
+    p("allocation", "ftl.allocation.scheme", "channel-static", "Channel fixed by address (lpn mod channels); the least-loaded die on it takes the write.", "SSDSim dynamic_allocation=1 (spec §8b)", &[]),
     p("gc", "ftl.gc.policy", "greedy", "Reclaim the full block with the most invalid pages.", "SSDSim / MQSim greedy; Bux & Iliadis 2010", &["ftl.gc.threshold", "ftl.gc.copyback"]),
 ];
 

@@ -95,7 +95,7 @@ pub static KEYS: &[KeySpec] = &[
     k("device.channel.rate", Kind::Rate, "\"333MT/s\"", "Channel transfer rate. Transfer time of n bytes = ceil(n / (width_bits/8) / rate) (ns)."),
     // --- FTL
     k("ftl.overprovisioning", Kind::Float { min: 0.0, max: 0.9 }, "0.07", "Over-provisioning as a fraction of physical capacity: logical pages = floor(physical pages x (1 - overprovisioning)), rounded down to a multiple of the number of planes. Note MQSim#49: this is (T-U)/T, not (T-U)/U."),
-    k("ftl.allocation.scheme", Kind::Enum(&["static", "region"]), "\"static\"", "Page allocation: `static` stripes logical pages over the parallel units in `ftl.allocation.order`; `region` keeps each contiguous logical region on one chip (the device PASS assumes)."),
+    k("ftl.allocation.scheme", Kind::Enum(&["static", "region", "dynamic", "channel-static"]), "\"static\"", "Page allocation: `static` stripes logical pages over the parallel units in `ftl.allocation.order`; `region` keeps each contiguous logical region on one chip (the device PASS assumes); `dynamic` sends each write to the least-loaded die when it enters the device (DynAlloc); `channel-static` fixes the channel by address and picks the die on it dynamically."),
     k("ftl.allocation.region_size", Kind::Size, "0", "`region` allocation: bytes of one region (0: logical capacity / number of chips)."),
     k("ftl.allocation.order", Kind::Enum(ALLOCATION_ORDERS), "\"CWDP\"", "Static striping order, fastest-varying level first (C channel, W chip, D die, P plane). CWDP: channel = lpn mod C, chip = (lpn / C) mod W, ..."),
     k("ftl.gc.policy", Kind::Enum(&["greedy"]), "\"greedy\"", "Victim selection: `greedy` takes the block with the most invalid pages in the plane (ties: lowest block index)."),

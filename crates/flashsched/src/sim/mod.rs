@@ -594,7 +594,13 @@ impl Simulator {
                     }
                     Op::Write => {
                         self.counters.host_pages_written += 1;
-                        let plane = self.alloc.plane_for_write(lpn as u64);
+                        let plane = {
+                            let (dies, tsu, ftl) = (&self.dies, &self.tsu, &self.ftl);
+                            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + u32::from(dies[d as usize].phase != Phase::Idle);
+                            let plane_free = |p: u32| ftl.free_blocks(p);
+                            let view = ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free };
+                            self.alloc.plane_for_write_now(lpn as u64, &view)
+                        };
                         let die = self.layout.die_of_plane(plane);
                         let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
                         self.hil.push(t, self.txns.get(t));

@@ -45,6 +45,9 @@ impl TransactionScheduler for Fcfs {
         self.len -= 1;
         q.remove(i)
     }
+    fn queued_for_die(&self, die: u32) -> usize {
+        self.per_die[die as usize].len()
+    }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let d0 = (chip * self.dies_per_chip) as usize;
         self.per_die[d0..d0 + self.dies_per_chip as usize].iter().map(|q| q.len()).sum()

@@ -87,6 +87,10 @@ impl TransactionScheduler for FrFcfs {
         }
         t
     }
+    fn queued_for_die(&self, die: u32) -> usize {
+        let chip = (die / self.dies_per_chip) as usize;
+        self.reads[chip].iter().chain(self.writes[chip].iter()).filter(|&&(_, d)| d == die).count()
+    }
     fn queued_on_chip(&self, chip: u32) -> usize {
         self.reads[chip as usize].len() + self.writes[chip as usize].len()
     }

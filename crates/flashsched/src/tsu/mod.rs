@@ -23,6 +23,8 @@ pub trait TransactionScheduler: Send {
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
     /// Transactions queued (not running) on a chip.
     fn queued_on_chip(&self, chip: u32) -> usize;
+    /// Transactions queued (not running) for a die.
+    fn queued_for_die(&self, die: u32) -> usize;
     fn len(&self) -> usize;
 }
 

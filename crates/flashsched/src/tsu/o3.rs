@@ -64,6 +64,9 @@ impl TransactionScheduler for O3 {
         }
         t
     }
+    fn queued_for_die(&self, die: u32) -> usize {
+        self.queues[die as usize].iter().map(|q| q.len()).sum()
+    }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let d0 = (chip * self.dies_per_chip) as usize;
         self.queues[d0..d0 + self.dies_per_chip as usize].iter().map(|qs| qs.iter().map(|q| q.len()).sum::<usize>()).sum()

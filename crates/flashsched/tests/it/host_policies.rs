@@ -74,3 +74,28 @@ fn every_host_policy_completes_many_closed_loop_streams() {
         assert_eq!(r.json["flashsched"]["requests_completed"], 24 * 300, "{policy}");
     }
 }
+
+#[test]
+fn dynamic_allocation_under_heavy_gc_keeps_the_ftl_consistent() {
+    for scheme in ["dynamic", "channel-static"] {
+        let s = flashsched::config::load(
+            Some("tiny"),
+            None,
+            &[
+                "workload.kind=synthetic".into(),
+                "workload.synthetic.requests=20000".into(),
+                "workload.synthetic.read_ratio=0.3".into(),
+                "workload.synthetic.interarrival=50us".into(),
+                "workload.synthetic.size_max=16KiB".into(),
+                "ftl.precondition.fill=1.0".into(),
+                format!("ftl.allocation.scheme={scheme}"),
+            ],
+        )
+        .unwrap();
+        let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
+            .unwrap_or_else(|e| panic!("{scheme}: {e}"));
+        assert_eq!(r.json["ssd"]["invariants"], "ok", "{scheme}");
+        assert_eq!(r.json["flashsched"]["requests_completed"], 20000, "{scheme}");
+        assert!(r.json["ssd"]["gc_invocations"].as_u64().unwrap() > 100, "{scheme}: GC ran");
+    }
+}

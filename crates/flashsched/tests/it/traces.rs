@@ -141,6 +141,8 @@ fn every_host_policy_completes_every_shared_trace() {
         "tsu.scheduler=o3",
         "hil.scheduler=piq",
         "ftl.allocation.scheme=region",
+        "ftl.allocation.scheme=dynamic",
+        "ftl.allocation.scheme=channel-static",
     ];
     for policy in policies {
         for (rel, want) in TRACES {

@@ -1,13 +1,23 @@
 //! Page allocation: which plane a logical page's write goes to. One policy per file.
 
+mod dynamic;
 mod region;
 mod static_order;
 
+pub use dynamic::Dynamic;
 pub use region::Region;
 pub use static_order::StaticOrder;
 
 use crate::config::Settings;
 use crate::nand::Layout;
+
+/// What an allocator that decides at dispatch time may look at.
+pub struct AllocView<'a> {
+    /// Transactions queued for a die, plus one if it is busy.
+    pub die_load: &'a dyn Fn(u32) -> u32,
+    /// Free blocks of a plane.
+    pub plane_free: &'a dyn Fn(u32) -> u32,
+}
 
 /// Chooses the plane for a write of `lpn`. The page inside the plane is the next free page of the
 /// plane's active block (NAND programs pages of a block in order), chosen when the program starts.
@@ -16,11 +26,17 @@ pub trait PageAllocator: Send {
     fn plane_for_write(&mut self, lpn: u64) -> u32;
     /// Where a never-written page would have been placed (for reads of unmapped pages).
     fn home_plane(&self, lpn: u64) -> u32;
+    /// The plane for a host write entering the device now; static schemes ignore the view.
+    fn plane_for_write_now(&mut self, lpn: u64, _view: &AllocView) -> u32 {
+        self.plane_for_write(lpn)
+    }
 }
 
 pub fn build(s: &Settings, layout: Layout) -> Box<dyn PageAllocator> {
     match s.ftl.allocation_scheme.as_str() {
         "static" => Box::new(StaticOrder::new(layout, s.ftl.allocation_order)),
+        "dynamic" => Box::new(Dynamic::new(layout, false)),
+        "channel-static" => Box::new(Dynamic::new(layout, true)),
         "region" => Box::new(Region::new(layout, s.resolved.bytes("ftl.allocation.region_size"), s.logical_pages())),
         other => unreachable!("allocation scheme {other} passed validation"),
     }

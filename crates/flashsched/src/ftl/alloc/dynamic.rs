@@ -1,0 +1,106 @@
+//! `dynamic` and `channel-static`: the plane of a write is chosen when the write enters the
+//! device, from the load of the dies at that moment, instead of from its logical address
+//! ("DynAlloc" in the Slacker paper; Tavakkol et al., SIGMETRICS 2014; SSDSim's
+//! `dynamic_allocation` 0 and 1, spec §8b). `dynamic` picks the least-loaded die of the whole
+//! drive; `channel-static` keeps the channel static (lpn mod channels) and picks the least-loaded die
+//! on it. Load is transactions queued for the die plus one if it is busy; ties go round-robin in
+//! channel-first order. Within the die, the plane with the most free blocks takes the page (which
+//! keeps planes' fill level even). Reads of pages never written, and preconditioning, use the
+//! static CWDP location. No parameters.
+
+use super::{AllocView, PageAllocator};
+use crate::nand::Layout;
+
+pub struct Dynamic {
+    layout: Layout,
+    channel_static: bool,
+    /// Dies in channel-first order (die 0 of channel 0, of channel 1, ...), for tie-breaking.
+    order: Vec<u32>,
+    next: usize,
+}
+
+impl Dynamic {
+    pub fn new(layout: Layout, channel_static: bool) -> Self {
+        let l = layout;
+        let per_channel = l.chips_per_channel * l.dies_per_chip;
+        let mut order = Vec::with_capacity(l.dies() as usize);
+        for k in 0..per_channel {
+            for ch in 0..l.channels {
+                order.push(ch * per_channel + k);
+            }
+        }
+        Dynamic { layout, channel_static, order, next: 0 }
+    }
+}
+
+impl PageAllocator for Dynamic {
+    fn name(&self) -> &'static str {
+        if self.channel_static { "channel-static" } else { "dynamic" }
+    }
+
+    fn plane_for_write(&mut self, lpn: u64) -> u32 {
+        self.home_plane(lpn)
+    }
+
+    fn home_plane(&self, lpn: u64) -> u32 {
+        self.layout.static_plane([0, 1, 2, 3], lpn)
+    }
+
+    fn plane_for_write_now(&mut self, lpn: u64, view: &AllocView) -> u32 {
+        let l = &self.layout;
+        let n = self.order.len();
+        let channel = (lpn % l.channels as u64) as u32;
+        let mut best: Option<(u32, u32)> = None;
+        for k in 0..n {
+            let die = self.order[(self.next + k) % n];
+            if self.channel_static && l.channel_of_die(die) != channel {
+                continue;
+            }
+            let load = (view.die_load)(die);
+            if best.is_none_or(|(b, _)| load < b) {
+                best = Some((load, die));
+                if load == 0 {
+                    break;
+                }
+            }
+        }
+        let (_, die) = best.expect("the drive has dies");
+        let pos = self.order.iter().position(|&d| d == die).unwrap_or(0);
+        self.next = (pos + 1) % n;
+        let first = die * l.planes_per_die;
+        (first..first + l.planes_per_die).max_by_key(|&p| ((view.plane_free)(p), std::cmp::Reverse(p))).expect("a die has planes")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Options, Settings};
+
+    fn layout() -> Layout {
+        Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry)
+    }
+
+    #[test]
+    fn picks_the_least_loaded_die_round_robin() {
+        let l = layout(); // 2 channels x 2 chips x 1 die: dies 0,1 on channel 0; 2,3 on channel 1
+        let mut a = Dynamic::new(l, false);
+        let loads = [3u32, 0, 2, 0];
+        let view = AllocView { die_load: &|d| loads[d as usize], plane_free: &|_| 10 };
+        let die = |p: u32| l.die_of_plane(p);
+        assert_eq!(die(a.plane_for_write_now(0, &view)), 1);
+        assert_eq!(die(a.plane_for_write_now(0, &view)), 3, "ties go round-robin");
+        assert_eq!(die(a.plane_for_write_now(0, &view)), 1);
+    }
+
+    #[test]
+    fn channel_static_stays_on_the_lpns_channel() {
+        let l = layout();
+        let mut a = Dynamic::new(l, true);
+        let loads = [5u32, 4, 0, 0];
+        let view = AllocView { die_load: &|d| loads[d as usize], plane_free: &|p| if p % 2 == 1 { 9 } else { 3 } };
+        let p = a.plane_for_write_now(0, &view); // lpn 0: channel 0 -> die 1 (load 4 < 5)
+        assert_eq!(l.die_of_plane(p), 1);
+        assert_eq!(p % 2, 1, "the plane with more free blocks");
+    }
+}
