@@ -2,9 +2,11 @@
 //! requests inside the device are handed to the per-chip queues. One policy per file.
 
 mod fifo;
+mod paq;
 mod piq;
 
 pub use fifo::Fifo;
+pub use paq::Paq;
 pub use piq::Piq;
 
 use crate::engine::Time;
@@ -12,11 +14,13 @@ use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
 
 /// What a device-queue policy may know of the device when it releases transactions.
-#[derive(Debug, Clone, Copy)]
-pub struct DeviceView {
+#[derive(Clone, Copy)]
+pub struct DeviceView<'a> {
     pub now: Time,
     /// Transactions waiting in the chips' queues (released, not yet started on a die).
     pub queued_in_chips: usize,
+    /// Whether a die is running an operation or has transactions queued.
+    pub die_busy: &'a dyn Fn(u32) -> bool,
 }
 
 pub trait DeviceQueue: Send {
@@ -34,6 +38,7 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue
     let r = &s.resolved;
     match s.hil_scheduler.as_str() {
         "fifo" => Box::new(Fifo::default()),
+        "paq" => Box::new(Paq::new(r.ns("hil.paq.max_age"))),
         "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"))),
         other => unreachable!("device queue {other} passed validation"),
     }

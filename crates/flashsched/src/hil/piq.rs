@@ -152,7 +152,8 @@ mod tests {
 
     /// Pop `n` times with the chips holding `queued` transactions.
     fn pops(p: &mut Piq, n: usize, queued: usize) -> Vec<Option<TxnId>> {
-        let v = DeviceView { now: 0, queued_in_chips: queued };
+        let idle = |_: u32| false;
+        let v = DeviceView { now: 0, queued_in_chips: queued, die_busy: &idle };
         (0..n).map(|_| p.pop(&[], &v)).collect()
     }
 
@@ -185,7 +186,8 @@ mod tests {
     fn an_old_batch_goes_even_while_chips_are_busy() {
         let mut p = Piq::new(layout(), false, 1_000);
         p.push(10, &txn(1, TxnKind::HostRead, 0));
-        let v = DeviceView { now: 5_000, queued_in_chips: 7 };
+        let idle = |_: u32| false;
+        let v = DeviceView { now: 5_000, queued_in_chips: 7, die_busy: &idle };
         assert_eq!(p.pop(&[], &v), Some(10));
     }
 }

@@ -620,8 +620,13 @@ impl Simulator {
 
     fn drain_hil(&mut self) {
         loop {
-            let view = hil::DeviceView { now: self.now, queued_in_chips: self.tsu.len() };
-            let Some(t) = self.hil.pop(&self.txns.items, &view) else { break };
+            let t = {
+                let (dies, tsu) = (&self.dies, &self.tsu);
+                let busy = |d: u32| dies[d as usize].phase != Phase::Idle || tsu.queued_for_die(d) > 0;
+                let view = hil::DeviceView { now: self.now, queued_in_chips: tsu.len(), die_busy: &busy };
+                self.hil.pop(&self.txns.items, &view)
+            };
+            let Some(t) = t else { break };
             self.to_tsu(t);
         }
     }

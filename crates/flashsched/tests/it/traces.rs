@@ -140,6 +140,7 @@ fn every_host_policy_completes_every_shared_trace() {
         "tsu.scheduler=frfcfs",
         "tsu.scheduler=o3",
         "hil.scheduler=piq",
+        "hil.scheduler=paq",
         "ftl.allocation.scheme=region",
         "ftl.allocation.scheme=dynamic",
         "ftl.allocation.scheme=channel-static",
