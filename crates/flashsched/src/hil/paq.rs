@@ -5,7 +5,8 @@
 //! regardless (starvation guard). PAQ's second half, packing transactions of different requests
 //! into multi-plane commands, is not modelled (the simulator has no multi-plane commands yet).
 //!
-//! Parameters: `hil.paq.max_age` (10ms [INFER]).
+//! Parameters: `hil.paq.max_age` (10ms [INFER]). The walk looks at the oldest `LOOKAHEAD` (256)
+//! waiting requests, as a hardware queue of bounded depth would [INFER].
 
 use std::collections::VecDeque;
 
@@ -20,9 +21,16 @@ struct Pending {
     born: Time,
 }
 
+/// Requests examined per clump, oldest first.
+const LOOKAHEAD: usize = 256;
+
 pub struct Paq {
     max_age: u64,
+    /// Dies taken by the clump being formed, one bit each (reused between clumps).
+    used: Vec<u64>,
     queue: VecDeque<Pending>,
+    /// Released entries kept for reuse, so a request does not cost two allocations.
+    spare: Vec<Pending>,
     last_req: ReqId,
     releasing: VecDeque<TxnId>,
     held: usize,
@@ -30,7 +38,7 @@ pub struct Paq {
 
 impl Paq {
     pub fn new(max_age: u64) -> Self {
-        Paq { max_age, queue: VecDeque::new(), last_req: NONE, releasing: VecDeque::new(), held: 0 }
+        Paq { max_age, used: Vec::new(), queue: VecDeque::new(), spare: Vec::new(), last_req: NONE, releasing: VecDeque::new(), held: 0 }
     }
 }
 
@@ -41,7 +49,9 @@ impl DeviceQueue for Paq {
 
     fn push(&mut self, id: TxnId, txn: &Txn) {
         if txn.req != self.last_req || self.queue.is_empty() {
-            self.queue.push_back(Pending { txns: Vec::new(), dies: Vec::new(), born: txn.enqueued });
+            let mut p = self.spare.pop().unwrap_or(Pending { txns: Vec::new(), dies: Vec::new(), born: 0 });
+            p.born = txn.enqueued;
+            self.queue.push_back(p);
             self.last_req = txn.req;
         }
         let p = self.queue.back_mut().expect("just pushed");
@@ -55,16 +65,27 @@ impl DeviceQueue for Paq {
     fn pop(&mut self, _txns: &[Txn], device: &DeviceView) -> Option<TxnId> {
         if self.releasing.is_empty() && !self.queue.is_empty() {
             self.last_req = NONE; // the request being pushed is complete once we clump
-            let mut used: Vec<u32> = Vec::new();
+            self.used.iter_mut().for_each(|w| *w = 0);
+            let taken = |used: &[u64], d: u32| used.get(d as usize / 64).is_some_and(|w| w & (1 << (d % 64)) != 0);
             let mut i = 0;
-            while i < self.queue.len() {
+            let mut seen = 0;
+            while i < self.queue.len() && seen < LOOKAHEAD {
+                seen += 1;
                 let p = &self.queue[i];
                 let old = device.now.saturating_sub(p.born) > self.max_age;
-                let free = p.dies.iter().all(|&d| !(device.die_busy)(d) && !used.contains(&d));
+                let free = p.dies.iter().all(|&d| !taken(&self.used, d) && !(device.die_busy)(d));
                 if old || free {
-                    let p = self.queue.remove(i).expect("index in range");
-                    used.extend(&p.dies);
-                    self.releasing.extend(p.txns);
+                    let mut p = self.queue.remove(i).expect("index in range");
+                    for &d in &p.dies {
+                        let w = d as usize / 64;
+                        if self.used.len() <= w {
+                            self.used.resize(w + 1, 0);
+                        }
+                        self.used[w] |= 1 << (d % 64);
+                    }
+                    self.releasing.extend(p.txns.drain(..));
+                    p.dies.clear();
+                    self.spare.push(p);
                 } else {
                     i += 1;
                 }
