@@ -77,23 +77,7 @@ impl HostScheduler for Deadline {
                 return Some(self.take(rq));
             }
         }
-        let reads = !self.dq[READ].is_empty();
-        let writes = !self.dq[WRITE].is_empty();
-        let dir = if reads {
-            let starved = self.starved;
-            self.starved += 1;
-            if writes && starved >= self.p.writes_starved {
-                self.starved = 0;
-                WRITE
-            } else {
-                READ
-            }
-        } else if writes {
-            self.starved = 0;
-            WRITE
-        } else {
-            return None;
-        };
+        let dir = super::queues::choose_direction(&self.dq, &mut self.starved, self.p.writes_starved)?;
         let rq = if let Some(e) = self.expired(dir, now) {
             self.batching = 0;
             e

@@ -54,23 +54,7 @@ impl HostScheduler for MqDeadline {
         let rq = match cont {
             Some(rq) if self.batching < self.p.fifo_batch => rq,
             _ => {
-                let reads = !self.dq[READ].is_empty();
-                let writes = !self.dq[WRITE].is_empty();
-                let dir = if reads {
-                    let starved = self.starved;
-                    self.starved += 1;
-                    if writes && starved >= self.p.writes_starved {
-                        self.starved = 0;
-                        WRITE
-                    } else {
-                        READ
-                    }
-                } else if writes {
-                    self.starved = 0;
-                    WRITE
-                } else {
-                    return None;
-                };
+                let dir = super::queues::choose_direction(&self.dq, &mut self.starved, self.p.writes_starved)?;
                 let next = self.dq[dir].at_or_after(self.latest_pos[dir]);
                 let head = self.dq[dir].fifo_head(&self.store);
                 let expired = head.is_some_and(|h| self.store.get(h).is_some_and(|q| q.deadline <= now));
