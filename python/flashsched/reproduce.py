@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from . import plot, report
 from .sweeps import sweep
@@ -70,24 +70,32 @@ def comparison(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
+def _policy_means(cmp: dict[str, Any], ok: "pd.DataFrame") -> "Iterator[tuple[str, pd.Series]]":
+    """Per workload, the mean of the compared metric per policy (workloads without the target
+    policy are skipped)."""
+    for wl, group in ok.groupby("workload", sort=False):
+        means = group.groupby(cmp["by"])[cmp["metric"]].mean()
+        if cmp["target"] in means:
+            yield str(wl), means
+
+
+def _row(cmp: dict[str, Any], kinds: dict[str, str], wl: str, metric: str, paper: Any, ours: float, **extra: Any) -> dict[str, Any]:
+    return {"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": metric, **extra, "paper": paper,
+            "flashsched": round(ours, 1), "difference_pct": None if paper is None else round(ours - paper, 1),
+            "paper_source": cmp.get("paper_source", "")}
+
+
 def _gain_over_best(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
     """Per workload: the target policy's metric over the best other policy's, in percent."""
     import pandas as pd
 
-    by, target, metric = cmp["by"], cmp["target"], cmp["metric"]
+    target = cmp["target"]
     rows = []
-    for wl, group in ok.groupby("workload", sort=False):
-        means = group.groupby(by)[metric].mean()
-        if target not in means:
-            continue
+    for wl, means in _policy_means(cmp, ok):
         others = means.drop(target)
-        best = others.idxmax()
         gain = 100 * (means[target] / others.max() - 1) if others.max() else float("nan")
-        paper = cmp.get("paper", {}).get(wl)
-        rows.append({"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": f"{metric}: {target} vs best other (%)",
-                     "best_other": best, "paper": paper, "flashsched": round(gain, 1),
-                     "difference_pct": None if paper is None else round(gain - paper, 1),
-                     "paper_source": cmp.get("paper_source", "")})
+        rows.append(_row(cmp, kinds, wl, f"{cmp['metric']}: {target} vs best other (%)", cmp.get("paper", {}).get(wl),
+                         gain, best_other=others.idxmax()))
     return pd.DataFrame(rows)
 
 
@@ -95,19 +103,12 @@ def _target_over_each(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, 
     """Per workload and per other policy: the target policy's metric as a percentage of it."""
     import pandas as pd
 
-    by, target, metric = cmp["by"], cmp["target"], cmp["metric"]
+    target = cmp["target"]
     rows = []
-    for wl, group in ok.groupby("workload", sort=False):
-        means = group.groupby(by)[metric].mean()
-        if target not in means:
-            continue
+    for wl, means in _policy_means(cmp, ok):
         for other, value in means.drop(target).items():
             pct = 100 * means[target] / value if value else float("nan")
-            paper = cmp.get("paper", {}).get(str(other))
-            rows.append({"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": f"{metric}: {target} as % of {other}",
-                         "paper": paper, "flashsched": round(pct, 1),
-                         "difference_pct": None if paper is None else round(pct - paper, 1),
-                         "paper_source": cmp.get("paper_source", "")})
+            rows.append(_row(cmp, kinds, wl, f"{cmp['metric']}: {target} as % of {other}", cmp.get("paper", {}).get(str(other)), pct))
     return pd.DataFrame(rows)
 
 

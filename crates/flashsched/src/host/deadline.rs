@@ -101,16 +101,7 @@ mod tests {
     use crate::trace::Op;
 
     fn params() -> HostParams {
-        HostParams {
-            max_merge: 0,
-            read_expire: 500_000_000,
-            write_expire: 5_000_000_000,
-            writes_starved: 2,
-            fifo_batch: 16,
-            front_merges: true,
-            pass_region: 1 << 30,
-            pass_batch: 16,
-        }
+        HostParams::for_tests()
     }
 
     fn add(s: &mut Deadline, id: ReqId, op: Op, offset: u64, now: Time) {

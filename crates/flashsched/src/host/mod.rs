@@ -82,6 +82,23 @@ pub struct HostParams {
     pub pass_batch: u32,
 }
 
+#[cfg(test)]
+impl HostParams {
+    /// The Linux defaults (as the config's), without merging: the unit tests' starting point.
+    pub fn for_tests() -> Self {
+        HostParams {
+            max_merge: 0,
+            read_expire: 500_000_000,
+            write_expire: 5_000_000_000,
+            writes_starved: 2,
+            fifo_batch: 16,
+            front_merges: true,
+            pass_region: 1 << 30,
+            pass_batch: 16,
+        }
+    }
+}
+
 pub fn params(s: &Settings) -> HostParams {
     let r = &s.resolved;
     HostParams {

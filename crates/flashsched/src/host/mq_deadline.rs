@@ -82,7 +82,7 @@ mod tests {
     use crate::trace::Op;
 
     fn params(fifo_batch: u32) -> HostParams {
-        HostParams { max_merge: 0, read_expire: 500_000_000, write_expire: 5_000_000_000, writes_starved: 2, fifo_batch, front_merges: true, pass_region: 1 << 30, pass_batch: 16 }
+        HostParams { fifo_batch, ..HostParams::for_tests() }
     }
 
     fn add(s: &mut MqDeadline, id: ReqId, op: Op, page: u64, now: Time) {

@@ -186,16 +186,7 @@ mod tests {
     const REGION: u64 = 1 << 20;
 
     fn pass(batch: u32) -> Pass {
-        let p = HostParams {
-            max_merge: 0,
-            read_expire: 500_000_000,
-            write_expire: 5_000_000_000,
-            writes_starved: 2,
-            fifo_batch: 16,
-            front_merges: true,
-            pass_region: REGION,
-            pass_batch: batch,
-        };
+        let p = HostParams { pass_region: REGION, pass_batch: batch, ..HostParams::for_tests() };
         Pass::new(&p, 4 * REGION)
     }
 
