@@ -2,6 +2,10 @@
 //! contiguous requests (back merges via a hash of end offsets, front merges via a hash of start
 //! offsets, as the block layer's elevator hash does), and per-direction sort trees and FIFOs with
 //! deadlines.
+//!
+//! Merging is keyed on the operation, not the direction: the block layer merges a request only
+//! into one of the same op (`blk_rq_merge_ok` / `req_op(rq) == req_op(next)`), never a write into a
+//! discard, and never a flush or an empty request at all (`rq_mergeable`).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -10,11 +14,14 @@ use rustc_hash::FxHashMap as HashMap;
 use super::{dir_of, Dispatched, HostRequestView};
 use crate::engine::Time;
 use crate::sim::txn::ReqId;
+use crate::trace::Op;
 
 /// One queued (possibly merged) request.
 #[derive(Debug, Clone)]
 pub struct Queued {
     pub dir: usize,
+    /// Merge class (see [`merge_class`]); `None`: this request takes no merges.
+    class: Option<u8>,
     pub offset: u64,
     pub len: u64,
     /// Dispatch deadline: arrival of the first request + expire time of its direction.
@@ -39,59 +46,64 @@ pub enum Added {
 #[derive(Debug, Default)]
 pub struct Store {
     pub reqs: HashMap<ReqId, Queued>,
-    by_end: HashMap<(usize, u64), ReqId>,
-    by_start: HashMap<(usize, u64), ReqId>,
+    by_end: HashMap<(u8, u64), ReqId>,
+    by_start: HashMap<(u8, u64), ReqId>,
     held: usize,
     next_seq: u64,
 }
 
 impl Store {
-    /// Queue a request, merging it into a contiguous one of the same direction when the result
+    /// Queue a request, merging it into a contiguous one of the same operation when the result
     /// stays within `max_merge` bytes (0: never merge).
     pub fn add(&mut self, id: ReqId, r: &HostRequestView, deadline: Time, max_merge: u64, front_merges: bool) -> Added {
         let dir = dir_of(r.op);
+        let class = merge_class(r);
         self.held += 1;
-        if max_merge > 0 {
-            if let Some(&host) = self.by_end.get(&(dir, r.offset)) {
+        if let (Some(c), true) = (class, max_merge > 0) {
+            if let Some(&host) = self.by_end.get(&(c, r.offset)) {
                 let q = self.reqs.get_mut(&host).expect("hashed request is queued");
                 if q.len + r.len <= max_merge {
-                    self.by_end.remove(&(dir, q.offset + q.len));
+                    self.by_end.remove(&(c, q.offset + q.len));
                     q.len += r.len;
                     q.merged.push(id);
-                    self.by_end.insert((dir, q.offset + q.len), host);
+                    self.by_end.insert((c, q.offset + q.len), host);
                     return Added::BackMerged(host);
                 }
             }
             if front_merges {
-                if let Some(&host) = self.by_start.get(&(dir, r.offset + r.len)) {
+                if let Some(&host) = self.by_start.get(&(c, r.offset + r.len)) {
                     let q = self.reqs.get_mut(&host).expect("hashed request is queued");
                     if q.len + r.len <= max_merge {
                         let old = q.offset;
-                        self.by_start.remove(&(dir, old));
+                        self.by_start.remove(&(c, old));
                         q.offset = r.offset;
                         q.len += r.len;
                         q.merged.push(id);
-                        self.by_start.insert((dir, q.offset), host);
+                        self.by_start.insert((c, q.offset), host);
                         return Added::FrontMerged(host, old);
                     }
                 }
             }
         }
-        self.by_end.insert((dir, r.offset + r.len), id);
-        self.by_start.insert((dir, r.offset), id);
+        if let Some(c) = class {
+            self.by_end.insert((c, r.offset + r.len), id);
+            self.by_start.insert((c, r.offset), id);
+        }
         self.next_seq += 1;
-        self.reqs.insert(id, Queued { dir, offset: r.offset, len: r.len, deadline, merged: Vec::new(), seq: self.next_seq });
+        self.reqs.insert(id, Queued { dir, class, offset: r.offset, len: r.len, deadline, merged: Vec::new(), seq: self.next_seq });
         Added::New
     }
 
     /// Take a request out for dispatch.
     pub fn take(&mut self, id: ReqId) -> Dispatched {
         let q = self.reqs.remove(&id).expect("dispatching a queued request");
-        if self.by_end.get(&(q.dir, q.offset + q.len)) == Some(&id) {
-            self.by_end.remove(&(q.dir, q.offset + q.len));
-        }
-        if self.by_start.get(&(q.dir, q.offset)) == Some(&id) {
-            self.by_start.remove(&(q.dir, q.offset));
+        if let Some(c) = q.class {
+            if self.by_end.get(&(c, q.offset + q.len)) == Some(&id) {
+                self.by_end.remove(&(c, q.offset + q.len));
+            }
+            if self.by_start.get(&(c, q.offset)) == Some(&id) {
+                self.by_start.remove(&(c, q.offset));
+            }
         }
         self.held -= 1 + q.merged.len();
         Dispatched { id, offset: q.offset, len: q.len, merged: q.merged }
@@ -102,6 +114,20 @@ impl Store {
     }
     pub fn get(&self, id: ReqId) -> Option<&Queued> {
         self.reqs.get(&id)
+    }
+}
+
+/// Which requests may merge with which: reads with reads, writes with writes, trims with trims;
+/// flushes and zero-length requests with nothing (they carry no data range to extend).
+fn merge_class(r: &HostRequestView) -> Option<u8> {
+    if r.len == 0 {
+        return None;
+    }
+    match r.op {
+        Op::Read => Some(0),
+        Op::Write => Some(1),
+        Op::Trim => Some(2),
+        Op::Flush => None,
     }
 }
 
@@ -177,7 +203,6 @@ pub fn choose_direction(dq: &[DirQueue; 2], starved: &mut u32, writes_starved: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::Op;
 
     fn view(op: Op, offset: u64, len: u64) -> HostRequestView {
         HostRequestView { arrival: 0, op, offset, len, stream: 0 }
@@ -213,5 +238,24 @@ mod tests {
         let d = s.take(1);
         assert_eq!((d.offset, d.len, d.merged), (4096, 16384, vec![2, 3, 4]));
         assert_eq!(s.held(), 2);
+    }
+
+    #[test]
+    fn different_operations_never_merge() {
+        // The block layer merges only requests of the same op: a write next to a queued trim, a
+        // trim next to a queued write, or anything next to a flush stays a request of its own.
+        let mut s = Store::default();
+        assert_eq!(s.add(1, &view(Op::Trim, 0, 8192), 0, 1 << 20, true), Added::New);
+        assert_eq!(s.add(2, &view(Op::Write, 8192, 4096), 0, 1 << 20, true), Added::New, "write behind a trim");
+        assert_eq!(s.add(3, &view(Op::Trim, 12288, 4096), 0, 1 << 20, true), Added::New, "trim behind a write");
+        assert_eq!(s.add(4, &view(Op::Flush, 0, 0), 0, 1 << 20, true), Added::New);
+        assert_eq!(s.add(5, &view(Op::Write, 0, 4096), 0, 1 << 20, true), Added::New, "write at a flush's offset");
+        assert_eq!(s.add(6, &view(Op::Flush, 4096, 0), 0, 1 << 20, true), Added::New, "flush behind a write");
+        // trims still merge with trims, writes with writes
+        assert_eq!(s.add(7, &view(Op::Trim, 16384, 4096), 0, 1 << 20, true), Added::BackMerged(3));
+        assert_eq!(s.add(8, &view(Op::Write, 4096, 4096), 0, 1 << 20, true), Added::BackMerged(5));
+        assert_eq!(s.held(), 8);
+        let d = s.take(1);
+        assert_eq!((d.offset, d.len, d.merged), (0, 8192, vec![]));
     }
 }

@@ -99,3 +99,39 @@ fn dynamic_allocation_under_heavy_gc_keeps_the_ftl_consistent() {
         assert!(r.json["ssd"]["gc_invocations"].as_u64().unwrap() > 100, "{scheme}: GC ran");
     }
 }
+
+/// Requests of different operations never merge: a write contiguous with a queued trim is written,
+/// a trim contiguous with a queued write is trimmed, and a write at a flush's offset is written
+/// (Linux's `blk_rq_merge_ok` requires the same op; flushes never merge).
+#[test]
+fn merging_schedulers_never_merge_across_operations() {
+    // fio iolog v3 (timestamps in us). Pages 0-5 are written first; after a 1 s gap a 64 KiB write
+    // occupies the queue (depth 1) while the mixed requests queue up behind it in the host.
+    let lines: Vec<String> = [
+        "fio version 3 iolog",
+        "0 d add",
+        "0 d open",
+        "0 d write 0 24576",
+        "1000000 d write 1048576 65536",
+        "1000001 d trim 0 8192",     // pages 0-1
+        "1000002 d write 8192 4096", // page 2, contiguous with the trim's end
+        "1000003 d write 16384 4096", // page 4
+        "1000004 d trim 20480 8192", // pages 5-6, contiguous with the write's end
+        "1000005 d sync",            // a flush: offset 0, length 0
+        "1000006 d write 65536 4096", // page 16
+        "1000007 d sync",
+        "1000008 d write 0 4096",    // page 0 again, at the flush's offset (after the trim above)
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for policy in ["noop", "deadline", "mq-deadline", "pass", "cfq", "as"] {
+        let r = run_lines("tiny", "ops.iolog", &lines, &[&format!("host.scheduler={policy}"), "host.queue_depth=1"]);
+        let ssd = &r.json["ssd"];
+        // 6 + 16 + 1 (page 2) + 1 (page 4) + 1 (page 16) + 1 (page 0)
+        assert_eq!(ssd["host_pages_written"], 26, "{policy}: {ssd}");
+        // pages 0-1 and 5 are trimmed (page 6 was never written)
+        assert_eq!(ssd["trimmed_pages"], 3, "{policy}: {ssd}");
+        assert_eq!(r.json["flashsched"]["requests_completed"], 10, "{policy}");
+    }
+}
