@@ -133,6 +133,25 @@ mod tests {
     }
 
     #[test]
+    fn reads_count_as_starving_writes_only_while_writes_wait() {
+        // Linux deadline_dispatch_requests: `if (!list_empty(&dd->fifo_list[WRITE]) &&
+        // (dd->starved++ >= dd->writes_starved))` -- read batches dispatched while no write is
+        // queued do not count.
+        let mut p = params();
+        p.fifo_batch = 1;
+        let mut s = Deadline::new(&p);
+        for i in 0..6 {
+            add(&mut s, i, Op::Read, i as u64 * 8192, 0);
+        }
+        assert_eq!(s.dispatch(0).unwrap().id, 0);
+        assert_eq!(s.dispatch(0).unwrap().id, 1);
+        assert_eq!(s.dispatch(0).unwrap().id, 2);
+        add(&mut s, 100, Op::Write, 1 << 30, 0);
+        let order: Vec<ReqId> = std::iter::from_fn(|| s.dispatch(0).map(|d| d.id)).collect();
+        assert_eq!(order, vec![3, 4, 100, 5]);
+    }
+
+    #[test]
     fn expired_fifo_head_is_served_first() {
         let mut p = params();
         p.fifo_batch = 1;

@@ -107,11 +107,14 @@ mod tests {
         for i in 0..6 {
             add(&mut s, i, Op::Read, i as u64 * 10, 0);
         }
-        assert_eq!(s.dispatch(0).unwrap().id, 0); // no write yet: reads (starved 0 -> 1)
+        // No write waits: reads go and `starved` stays 0 (the kernel increments it only when
+        // dd->fifo_list[WRITE] is non-empty, block/mq-deadline.c __dd_dispatch_request).
+        assert_eq!(s.dispatch(0).unwrap().id, 0);
+        assert_eq!(s.dispatch(0).unwrap().id, 1);
         add(&mut s, 10, Op::Write, 5, 0);
         let order: Vec<ReqId> = std::iter::from_fn(|| s.dispatch(0).map(|d| d.id)).collect();
-        // one more read batch (starved 1 -> 2), then writes_starved = 2 lets the write go
-        assert_eq!(order, vec![1, 10, 2, 3, 4, 5]);
+        // two read batches while the write waits (starved 0 -> 1 -> 2), then the write goes
+        assert_eq!(order, vec![2, 3, 10, 4, 5]);
     }
 
     #[test]

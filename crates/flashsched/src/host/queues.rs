@@ -180,16 +180,20 @@ impl DirQueue {
 }
 
 /// Deadline's choice of direction for a new batch: reads, unless writes are waiting and reads
-/// have already won `writes_starved` times in a row (`starved` counts those wins).
+/// have already won `writes_starved` times in a row while they waited (`starved` counts those
+/// wins; a read batch dispatched with no write queued does not count, as in Linux
+/// `deadline_dispatch_requests` and `__dd_dispatch_request`).
 pub fn choose_direction(dq: &[DirQueue; 2], starved: &mut u32, writes_starved: u32) -> Option<usize> {
     let reads = !dq[0].is_empty();
     let writes = !dq[1].is_empty();
     if reads {
-        let s = *starved;
-        *starved += 1;
-        if writes && s >= writes_starved {
-            *starved = 0;
-            return Some(1);
+        if writes {
+            let s = *starved;
+            *starved += 1;
+            if s >= writes_starved {
+                *starved = 0;
+                return Some(1);
+            }
         }
         Some(0)
     } else if writes {
