@@ -137,7 +137,7 @@ pub static KEYS: &[KeySpec] = &[
     k("hil.scheduler", Kind::Enum(&["fifo", "piq", "paq"]), "\"fifo\"", "Device queue (host interface logic) policy: the order in which a request's page-sized sub-requests are handed to the per-chip queues."),
     k("tsu.scheduler", Kind::Enum(&["fcfs", "frfcfs", "o3"]), "\"fcfs\"", "Transaction scheduler of each chip: which queued flash transaction an idle die runs next."),
     k("tsu.suspend_for_reads", Kind::Bool, "false", "Any transaction scheduler: suspend a running program or erase (where `device.suspend.*` allows it) when a host read arrives for its die; the die serves its queued reads, then resumes."),
-    k("tsu.frfcfs.alpha", Kind::Int { min: 1, max: 100 }, "75", "frfcfs: writes go first once a chip's write queue holds this percentage of `write_queue` (Slacker's alpha; not given in the paper)."),
+    k("tsu.frfcfs.alpha", Kind::Int { min: 1, max: 100 }, "75", "frfcfs: writes go first while a chip's write queue holds more than this percentage of `write_queue` (Slacker's \"> alpha% full\"; the value is not given in the paper)."),
     k("tsu.frfcfs.write_queue", Kind::Int { min: 1, max: 1 << 20 }, "32", "frfcfs: nominal capacity of a chip's write queue (transactions)."),
     // --- workload
     k("workload.kind", Kind::Enum(&["none", "trace", "synthetic", "jobs"]), "\"none\"", "Where host requests come from: a trace file (open loop), the synthetic generator (open loop), or closed-loop jobs in fio's terms."),

@@ -2,7 +2,7 @@
 //! (paper 003 §2.1: "Read requests are prioritized over writes unless WRQ is > α% full, in which
 //! case a write is prioritized"). Each chip has a read queue (host and GC reads) and a write
 //! queue (host and GC writes, erases). An idle die takes the oldest read queued for it, unless the
-//! chip's write queue holds at least alpha% of its nominal capacity, in which case it takes the
+//! chip's write queue is more than alpha% full (strictly, as the paper says), in which case it takes the
 //! oldest write queued for it first ("write drain"); with no read for it, the oldest write.
 //!
 //! Parameters: `tsu.frfcfs.alpha` (percent, default 75) and `tsu.frfcfs.write_queue` (nominal
@@ -19,8 +19,9 @@ pub struct FrFcfs {
     reads: Vec<VecDeque<(TxnId, u32)>>,
     writes: Vec<VecDeque<(TxnId, u32)>>,
     dies_per_chip: u32,
-    /// Write-queue length at which writes go first: alpha% of the nominal capacity.
-    drain_at: usize,
+    /// Writes go first when `100 * write-queue length > drain_above` (alpha% of the nominal
+    /// capacity, kept times 100 so the comparison is exact).
+    drain_above: u64,
     len: usize,
 }
 
@@ -31,7 +32,7 @@ impl FrFcfs {
             reads: (0..chips).map(|_| VecDeque::new()).collect(),
             writes: (0..chips).map(|_| VecDeque::new()).collect(),
             dies_per_chip: layout.dies_per_chip,
-            drain_at: ((alpha_percent as u64 * write_queue as u64).div_ceil(100)).max(1) as usize,
+            drain_above: alpha_percent as u64 * write_queue as u64,
             len: 0,
         }
     }
@@ -68,7 +69,7 @@ impl TransactionScheduler for FrFcfs {
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let chip = (die / self.dies_per_chip) as usize;
-        let drain = self.writes[chip].len() >= self.drain_at;
+        let drain = self.writes[chip].len() as u64 * 100 > self.drain_above;
         let t = if drain {
             Self::first_for(&mut self.writes[chip], die).or_else(|| Self::first_for(&mut self.reads[chip], die))
         } else {
@@ -114,21 +115,24 @@ mod tests {
     }
 
     #[test]
-    fn reads_first_until_the_write_queue_reaches_alpha() {
-        // capacity 4, alpha 75%: writes go first once 3 are queued on the chip
+    fn reads_first_until_the_write_queue_is_more_than_alpha_full() {
+        // capacity 4, alpha 75%: 3 queued writes are exactly 75% full, not more: reads still go
+        // first; a 4th write makes the queue more than 75% full and writes drain.
         let mut s = FrFcfs::new(layout(), 75, 4);
         let w = txn(TxnKind::HostWrite, 0);
         let r = txn(TxnKind::HostRead, 0);
         s.enqueue(1, &w);
         s.enqueue(2, &r);
         s.enqueue(3, &w);
-        assert_eq!(s.next(0, &[]), Some(2), "2 writes queued (< 3): read first");
-        s.enqueue(4, &r);
-        s.enqueue(5, &w);
-        assert_eq!(s.next(0, &[]), Some(1), "3 writes queued: the oldest write first");
-        assert_eq!(s.next(0, &[]), Some(4), "back to 2 writes: reads first again");
+        s.enqueue(4, &w);
+        assert_eq!(s.next(0, &[]), Some(2), "3 writes queued (= 75%, not > 75%): read first");
+        s.enqueue(5, &r);
+        s.enqueue(6, &w);
+        assert_eq!(s.next(0, &[]), Some(1), "4 writes queued (100% > 75%): the oldest write first");
+        assert_eq!(s.next(0, &[]), Some(5), "back to 3 writes: reads first again");
         assert_eq!(s.next(0, &[]), Some(3));
-        assert_eq!(s.next(0, &[]), Some(5));
+        assert_eq!(s.next(0, &[]), Some(4));
+        assert_eq!(s.next(0, &[]), Some(6));
         assert_eq!(s.next(0, &[]), None);
     }
 
