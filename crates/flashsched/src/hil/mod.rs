@@ -11,7 +11,7 @@ pub use piq::Piq;
 
 use crate::engine::Time;
 use crate::nand::Layout;
-use crate::sim::txn::{Txn, TxnId};
+use crate::sim::txn::{ReqId, Txn, TxnId};
 
 /// What a device-queue policy may know of the device when it releases transactions.
 #[derive(Clone, Copy)]
@@ -32,6 +32,9 @@ pub trait DeviceQueue: Send {
     /// pushes and whenever a die finishes (so batching policies can wait for chips to drain).
     fn pop(&mut self, txns: &[Txn], device: &DeviceView) -> Option<TxnId>;
     fn len(&self) -> usize;
+    /// Every transaction of host request `req` has completed (policies that count the requests
+    /// they let into the flash controller use it).
+    fn on_request_done(&mut self, _req: ReqId) {}
 }
 
 pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue> {
@@ -39,7 +42,7 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue
     match s.hil_scheduler.as_str() {
         "fifo" => Box::new(Fifo::default()),
         "paq" => Box::new(Paq::new(r.ns("hil.paq.max_age"))),
-        "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"))),
+        "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"), r.int("hil.piq.queue_depth") as u32)),
         other => unreachable!("device queue {other} passed validation"),
     }
 }

@@ -2,15 +2,22 @@
 //! Requests are grouped into batches whose requests touch disjoint parallel units (chips, or
 //! dies); a request that conflicts with a batch goes to a later one. Reads have priority: a read
 //! joins the oldest batch it does not conflict with; a write only the newest. The head batch is
-//! released to the chips as a whole once the chips have started everything released before (so a
-//! batch runs in parallel, not behind its predecessor), or when it is older than `max_age`
+//! released to the chips as a whole when the flash controller can take all of it: the requests PIQ
+//! released and that have not completed, plus the batch's requests, fit in `hil.piq.queue_depth`
+//! (spec §1 `dispatch()`: `outstanding + |B.reqs| <= QD`). Unrelated work in the chips (GC, other
+//! batches' transactions) does not hold a batch back. A batch older than `max_age` goes regardless
 //! (starvation guard).
 //!
 //! Parameters: `hil.piq.granularity` (`chip`, as in MSST'14; `die` as in TCAD'18), `hil.piq.max_age`
-//! (500ms, mirroring Deadline's read_expire [INFER]). A batch holds at most one request per parallel
-//! unit; a request spanning many units occupies all of them.
+//! (500ms, mirroring Deadline's read_expire [INFER]), `hil.piq.queue_depth` (32 requests, SATA NCQ
+//! [INFER]). A batch holds at most one request per parallel unit and at most `queue_depth`
+//! requests, so it always fits an empty controller; a request spanning many units occupies all of
+//! them. The depth binds only when the host lets more than `queue_depth` requests into the device
+//! (`host.queue_depth` above it), as SSDSim, where VIOS compared against PIQ, does.
 
 use std::collections::VecDeque;
+
+use rustc_hash::FxHashSet;
 
 use super::{DeviceQueue, DeviceView};
 use crate::engine::Time;
@@ -21,6 +28,7 @@ struct Batch {
     /// Parallel units used, one bit each.
     occ: Vec<u64>,
     txns: Vec<TxnId>,
+    reqs: Vec<ReqId>,
     born: Time,
 }
 
@@ -28,11 +36,12 @@ impl Batch {
     fn conflicts(&self, units: &[u64]) -> bool {
         self.occ.iter().zip(units).any(|(a, b)| a & b != 0)
     }
-    fn add(&mut self, units: &[u64], txns: &[TxnId]) {
+    fn add(&mut self, units: &[u64], txns: &[TxnId], req: ReqId) {
         for (a, b) in self.occ.iter_mut().zip(units) {
             *a |= b;
         }
         self.txns.extend_from_slice(txns);
+        self.reqs.push(req);
     }
 }
 
@@ -40,6 +49,9 @@ pub struct Piq {
     dies_per_unit: u32,
     words: usize,
     max_age: u64,
+    queue_depth: usize,
+    /// Requests released to the chips that have not completed.
+    in_flight: FxHashSet<ReqId>,
     /// Transactions of the request being pushed (its transactions arrive one after another).
     pending: Vec<TxnId>,
     pending_req: ReqId,
@@ -52,7 +64,7 @@ pub struct Piq {
 }
 
 impl Piq {
-    pub fn new(layout: Layout, die_granularity: bool, max_age: u64) -> Self {
+    pub fn new(layout: Layout, die_granularity: bool, max_age: u64, queue_depth: u32) -> Self {
         let dies_per_unit = if die_granularity { 1 } else { layout.dies_per_chip };
         let units = (layout.dies() / dies_per_unit) as usize;
         let words = units.div_ceil(64);
@@ -60,6 +72,8 @@ impl Piq {
             dies_per_unit,
             words,
             max_age,
+            queue_depth: queue_depth.max(1) as usize,
+            in_flight: FxHashSet::default(),
             pending: Vec::new(),
             pending_req: NONE,
             pending_read: false,
@@ -78,16 +92,19 @@ impl Piq {
         }
         let units = std::mem::replace(&mut self.pending_units, vec![0; self.words]);
         let txns = std::mem::take(&mut self.pending);
+        let qd = self.queue_depth;
+        let fits = |b: &Batch| b.reqs.len() < qd && !b.conflicts(&units);
         let slot = if self.pending_read {
-            self.batches.iter().position(|b| !b.conflicts(&units))
+            self.batches.iter().position(fits)
         } else {
-            self.batches.back().filter(|b| !b.conflicts(&units)).map(|_| self.batches.len() - 1)
+            self.batches.back().filter(|b| fits(b)).map(|_| self.batches.len() - 1)
         };
+        let req = self.pending_req;
         match slot {
-            Some(i) => self.batches[i].add(&units, &txns),
+            Some(i) => self.batches[i].add(&units, &txns, req),
             None => {
-                let mut b = Batch { occ: vec![0; self.words], txns: Vec::new(), born: self.pending_born };
-                b.add(&units, &txns);
+                let mut b = Batch { occ: vec![0; self.words], txns: Vec::new(), reqs: Vec::new(), born: self.pending_born };
+                b.add(&units, &txns, req);
                 self.batches.push_back(b);
             }
         }
@@ -118,10 +135,11 @@ impl DeviceQueue for Piq {
         if self.releasing.is_empty() {
             let head = self.batches.front()?;
             let old = device.now.saturating_sub(head.born) > self.max_age;
-            if device.queued_in_chips > 0 && !old {
-                return None; // the chips are still starting the previous batch
+            if self.in_flight.len() + head.reqs.len() > self.queue_depth && !old {
+                return None; // the controller cannot take the whole batch yet
             }
             let b = self.batches.pop_front().expect("head batch");
+            self.in_flight.extend(b.reqs);
             self.releasing.extend(b.txns);
         }
         let t = self.releasing.pop_front();
@@ -133,6 +151,10 @@ impl DeviceQueue for Piq {
 
     fn len(&self) -> usize {
         self.held
+    }
+
+    fn on_request_done(&mut self, req: ReqId) {
+        self.in_flight.remove(&req);
     }
 }
 
@@ -159,35 +181,64 @@ mod tests {
 
     #[test]
     fn conflict_free_requests_share_a_batch_and_conflicts_wait() {
-        let mut p = Piq::new(layout(), false, 500_000_000);
+        let mut p = Piq::new(layout(), false, 500_000_000, 2);
         p.push(10, &txn(1, TxnKind::HostWrite, 0)); // request 1 on chip 0
         p.push(11, &txn(1, TxnKind::HostWrite, 1)); //             and chip 1
         p.push(20, &txn(2, TxnKind::HostWrite, 2)); // request 2 on chip 2: same batch
         p.push(30, &txn(3, TxnKind::HostWrite, 0)); // request 3 on chip 0: conflicts, batch 2
         assert_eq!(pops(&mut p, 3, 0), vec![Some(10), Some(11), Some(20)]);
-        // batch 2 waits while the chips still hold transactions of batch 1
-        assert_eq!(pops(&mut p, 1, 3), vec![None]);
+        // batch 2 waits: 2 requests in flight + 1 > queue depth 2
+        assert_eq!(pops(&mut p, 1, 0), vec![None]);
+        p.on_request_done(2);
         assert_eq!(pops(&mut p, 2, 0), vec![Some(30), None]);
     }
 
     #[test]
+    fn unrelated_work_in_the_chips_does_not_hold_a_batch() {
+        // GC transactions or another batch's queued in the chips are not PIQ's outstanding
+        // requests: the batch goes as soon as the controller has room for it.
+        let mut p = Piq::new(layout(), false, 500_000_000, 32);
+        p.push(10, &txn(1, TxnKind::HostRead, 0));
+        assert_eq!(pops(&mut p, 1, 7), vec![Some(10)]);
+        p.push(20, &txn(2, TxnKind::HostRead, 0)); // conflicts with request 1: a new batch
+        assert_eq!(pops(&mut p, 1, 7), vec![Some(20)], "1 in flight + 1 <= 32");
+    }
+
+    #[test]
+    fn a_batch_holds_at_most_queue_depth_requests() {
+        // Four conflict-free requests, depth 2: two batches of two.
+        let mut p = Piq::new(layout(), false, 500_000_000, 2);
+        for (i, chip) in [(1, 0), (2, 1), (3, 2), (4, 3)] {
+            p.push(i * 10, &txn(i, TxnKind::HostWrite, chip));
+        }
+        assert_eq!(pops(&mut p, 3, 0), vec![Some(10), Some(20), None]);
+        p.on_request_done(1);
+        assert_eq!(pops(&mut p, 1, 0), vec![None], "1 in flight + 2 > 2");
+        p.on_request_done(2);
+        assert_eq!(pops(&mut p, 3, 0), vec![Some(30), Some(40), None]);
+    }
+
+    #[test]
     fn reads_jump_to_the_oldest_batch_they_fit_writes_do_not() {
-        let mut p = Piq::new(layout(), false, 500_000_000);
+        let mut p = Piq::new(layout(), false, 500_000_000, 2);
         p.push(10, &txn(1, TxnKind::HostWrite, 0)); // batch A: chip 0
         p.push(20, &txn(2, TxnKind::HostWrite, 0)); // batch B: chip 0
         p.push(30, &txn(3, TxnKind::HostWrite, 1)); // a write fits A but may only join B (the tail)
         p.push(40, &txn(4, TxnKind::HostRead, 2)); // a read joins the oldest batch it fits: A
-        assert_eq!(pops(&mut p, 2, 0), vec![Some(10), Some(40)]);
-        assert_eq!(pops(&mut p, 1, 2), vec![None]);
+        assert_eq!(pops(&mut p, 3, 0), vec![Some(10), Some(40), None]);
+        p.on_request_done(4);
+        p.on_request_done(1);
         assert_eq!(pops(&mut p, 3, 0), vec![Some(20), Some(30), None]);
     }
 
     #[test]
-    fn an_old_batch_goes_even_while_chips_are_busy() {
-        let mut p = Piq::new(layout(), false, 1_000);
+    fn an_old_batch_goes_even_when_the_controller_is_full() {
+        let mut p = Piq::new(layout(), false, 1_000, 1);
         p.push(10, &txn(1, TxnKind::HostRead, 0));
+        p.push(20, &txn(2, TxnKind::HostRead, 0));
+        assert_eq!(pops(&mut p, 2, 0), vec![Some(10), None]);
         let idle = |_: u32| false;
-        let v = DeviceView { now: 5_000, queued_in_chips: 7, die_busy: &idle };
-        assert_eq!(p.pop(&[], &v), Some(10));
+        let v = DeviceView { now: 5_000, queued_in_chips: 0, die_busy: &idle };
+        assert_eq!(p.pop(&[], &v), Some(20));
     }
 }

@@ -976,6 +976,7 @@ impl Simulator {
     fn complete_request(&mut self, id: ReqId) {
         self.outstanding -= 1;
         self.need_dispatch = true;
+        self.hil.on_request_done(id);
         let lead = self.reqs.items[id as usize];
         let stream = if lead.job == NONE { 0 } else { lead.job };
         let view = HostRequestView { arrival: lead.arrival, op: lead.op, offset: lead.dev_offset, len: lead.dev_len, stream };
