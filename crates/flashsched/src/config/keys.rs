@@ -90,7 +90,9 @@ pub static KEYS: &[KeySpec] = &[
     k("device.suspend.latency", Kind::Duration, "\"20us\"", "From the suspend command to the die being free (reaching a safe point between program-verify or erase pulses); the operation keeps progressing meanwhile."),
     k("device.suspend.resume", Kind::Duration, "\"10us\"", "Extra array time a resumed program or erase takes."),
     k("device.suspend.min_remaining", Kind::Duration, "\"100us\"", "Do not suspend an operation with less than this left after the safe point (MQSim's preferred suspend time)."),
-    k("device.suspend.max_per_op", Kind::Int { min: 1, max: 1 << 20 }, "4", "Suspensions allowed per program or erase (bounds how long reads can starve it)."),
+    k("device.suspend.max_per_op", Kind::Int { min: 1, max: 1 << 20 }, "4", "Suspensions allowed per program or erase (with max_reads and window, bounds how long reads can delay it)."),
+    k("device.suspend.max_reads", Kind::Int { min: 1, max: 1 << 20 }, "8", "Reads a suspended die serves before its program or erase resumes; reads still queued wait for the operation to finish or for the next suspension [INFER: Wu & He serve the pending reads]."),
+    k("device.suspend.window", Kind::Duration, "\"1ms\"", "Longest a suspension serves reads: no read starts on the die later than this after the safe point, so one suspension delays the operation by at most about window + one read [INFER]."),
     k("device.channel.width_bits", Kind::Int { min: 8, max: 64 }, "8", "Channel bus width in bits (a multiple of 8)."),
     k("device.channel.rate", Kind::Rate, "\"333MT/s\"", "Channel transfer rate. Transfer time of n bytes = ceil(n / (width_bits/8) / rate) (ns)."),
     // --- FTL

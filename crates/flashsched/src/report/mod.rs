@@ -127,6 +127,8 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo) -> Value {
         "trimmed_pages": c.trimmed_pages,
         "write_stalls": c.write_stalls,
         "suspensions": c.suspensions,
+        "program_suspensions": c.program_suspensions,
+        "erase_suspensions": c.erase_suspensions,
         "read_conflicts": c.read_conflicts,
         "write_conflicts": c.write_conflicts,
         "conflict_ratio": conflict_ratio,

@@ -90,6 +90,9 @@ struct Die {
     suspended: Option<Suspended>,
     /// Suspensions of the current program or erase so far.
     suspensions: u32,
+    /// A host read arrived while the program's data-in (or the erase's command) was still on its
+    /// way: suspend as soon as the array operation starts.
+    suspend_wanted: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -98,8 +101,10 @@ struct Suspended {
     phase: Phase,
     /// Array time still to run after resuming.
     remaining: u64,
-    /// When the die became free for other work.
+    /// When the die became free for other work (the safe point).
     since: Time,
+    /// Reads started on the die during this suspension.
+    reads: u32,
 }
 
 /// The NAND's program/erase suspension capability and its use for host reads (resolved config).
@@ -112,6 +117,10 @@ struct SuspendConfig {
     resume: u64,
     min_remaining: u64,
     max_per_op: u32,
+    /// Reads a suspended die serves before it resumes.
+    max_reads: u32,
+    /// No read starts on a suspended die later than this after its safe point.
+    window: u64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -276,7 +285,17 @@ impl Simulator {
             tsu: tsu::build(s, layout),
             channels: vec![Channel::default(); layout.channels as usize],
             dies: vec![
-                Die { txn: NONE, phase: Phase::Idle, op_start: 0, busy_ns: 0, epoch: 0, array_end: 0, suspended: None, suspensions: 0 };
+                Die {
+                    txn: NONE,
+                    phase: Phase::Idle,
+                    op_start: 0,
+                    busy_ns: 0,
+                    epoch: 0,
+                    array_end: 0,
+                    suspended: None,
+                    suspensions: 0,
+                    suspend_wanted: false,
+                };
                 layout.dies() as usize
             ],
             suspend: SuspendConfig {
@@ -287,6 +306,8 @@ impl Simulator {
                 resume: s.resolved.ns("device.suspend.resume"),
                 min_remaining: s.resolved.ns("device.suspend.min_remaining"),
                 max_per_op: s.resolved.int("device.suspend.max_per_op") as u32,
+                max_reads: s.resolved.int("device.suspend.max_reads") as u32,
+                window: s.resolved.ns("device.suspend.window"),
             },
             txns: TxnSlab::default(),
             reqs: Slab::default(),
@@ -637,7 +658,7 @@ impl Simulator {
         txn.enqueued = now;
         let die = txn.die;
         self.tsu.enqueue(t, self.txns.get(t));
-        if self.suspend.for_reads && matches!(self.dies[die as usize].phase, Phase::Program | Phase::Erase) {
+        if self.suspend.for_reads && self.dies[die as usize].phase != Phase::Idle {
             self.maybe_suspend_for(die, t);
         }
         self.try_start_die(die);
@@ -647,10 +668,16 @@ impl Simulator {
 
     fn try_start_die(&mut self, die: u32) {
         while self.dies[die as usize].phase == Phase::Idle {
-            if self.dies[die as usize].suspended.is_some() {
-                // A suspended program or erase holds the page buffer: only reads may run.
-                match self.tsu.next_read(die, &self.txns.items) {
-                    Some(t) => self.start_txn(die, t),
+            if let Some(s) = self.dies[die as usize].suspended {
+                // A suspended program or erase holds the page buffer: only reads may run, and only
+                // while the suspension's read budget and window last, so the operation it put
+                // aside is delayed by a bounded amount.
+                let more = s.reads < self.suspend.max_reads && self.now <= s.since + self.suspend.window;
+                match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
+                    Some(t) => {
+                        self.dies[die as usize].suspended.as_mut().expect("suspended").reads += 1;
+                        self.start_txn(die, t)
+                    }
                     None => self.resume(die),
                 }
                 continue;
@@ -660,34 +687,55 @@ impl Simulator {
         }
     }
 
-    /// Program/erase suspension (Wu & He, FAST 2012; spec §11): a host read arriving for a die in
-    /// the middle of a long program or erase suspends it at the next safe point, runs, and the
-    /// operation resumes with its remaining time plus an overhead.
+    /// Program/erase suspension (Wu & He, FAST 2012; spec §11): a host read arriving for a die busy
+    /// with a long program or erase suspends it at the next safe point, runs, and the operation
+    /// resumes with its remaining time plus an overhead. A read arriving while the program's data
+    /// is still crossing the channel (or the erase's command) suspends it as soon as its array
+    /// operation starts.
     fn maybe_suspend_for(&mut self, die: u32, reader: TxnId) {
+        if self.txns.get(reader).kind != TxnKind::HostRead {
+            return;
+        }
         let sc = self.suspend;
-        let d = &self.dies[die as usize];
+        let d = &mut self.dies[die as usize];
+        match d.phase {
+            Phase::WriteIn if sc.program => d.suspend_wanted = true,
+            Phase::EraseCmd if sc.erase => d.suspend_wanted = true,
+            Phase::Program | Phase::Erase => {
+                let array_start = d.array_end.saturating_sub(self.txns.get(d.txn).array);
+                self.suspend_from(die, array_start.max(self.now));
+            }
+            _ => {}
+        }
+    }
+
+    /// Suspend the die's program or erase at the first safe point after `from` (at or after the
+    /// start of its array operation), if the device allows it and enough of it is left.
+    fn suspend_from(&mut self, die: u32, from: Time) {
+        let sc = self.suspend;
+        let d = &mut self.dies[die as usize];
+        d.suspend_wanted = false;
         let allowed = match d.phase {
             Phase::Program => sc.program,
             Phase::Erase => sc.erase,
             _ => false,
         };
-        let now = self.now;
-        let array_start = d.array_end.saturating_sub(self.txns.get(d.txn).array);
-        if !allowed || !sc.for_reads || d.suspended.is_some() || d.suspensions >= sc.max_per_op || now < array_start {
+        if !allowed || d.suspended.is_some() || d.suspensions >= sc.max_per_op {
             return;
         }
-        if self.txns.get(reader).kind != TxnKind::HostRead {
-            return;
-        }
-        let safe_point = now + sc.latency;
+        let safe_point = from + sc.latency;
         if d.array_end <= safe_point || d.array_end - safe_point < sc.min_remaining {
             return;
         }
         let remaining = d.array_end - safe_point;
-        let d = &mut self.dies[die as usize];
         d.epoch += 1;
         d.suspensions += 1;
-        d.suspended = Some(Suspended { txn: d.txn, phase: d.phase, remaining, since: safe_point });
+        if d.phase == Phase::Program {
+            self.counters.program_suspensions += 1;
+        } else {
+            self.counters.erase_suspensions += 1;
+        }
+        d.suspended = Some(Suspended { txn: d.txn, phase: d.phase, remaining, since: safe_point, reads: 0 });
         d.phase = Phase::Suspending;
         self.counters.suspensions += 1;
         let epoch = d.epoch;
@@ -841,6 +889,10 @@ impl Simulator {
         c.busy_until = now + dur;
         c.busy_ns += dur;
         self.events.push(now + dur + array, next);
+        if self.dies[die as usize].suspend_wanted {
+            // A read queued during the data-in or command: suspend once the array op starts.
+            self.suspend_from(die, now + dur);
+        }
     }
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
@@ -877,6 +929,9 @@ impl Simulator {
         txn.array += dur;
         d.array_end = now + dur;
         self.events.push(now + dur, Ev::DieDone(die, d.epoch));
+        if self.dies[die as usize].suspend_wanted {
+            self.suspend_from(die, now);
+        }
     }
 
     fn on_die_done(&mut self, die: u32) {
@@ -905,6 +960,7 @@ impl Simulator {
         d.phase = Phase::Idle;
         if matches!(self.txns.get(t).kind, TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::Erase) {
             d.suspensions = 0;
+            d.suspend_wanted = false;
         }
         let txn = *self.txns.get(t);
         match txn.kind {

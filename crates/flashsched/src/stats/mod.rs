@@ -153,6 +153,8 @@ pub struct DeviceCounters {
     pub write_conflicts: u64,
     /// Programs and erases suspended to serve reads.
     pub suspensions: u64,
+    pub program_suspensions: u64,
+    pub erase_suspensions: u64,
 }
 
 impl DeviceCounters {
@@ -172,6 +174,8 @@ impl DeviceCounters {
             read_conflicts: self.read_conflicts - o.read_conflicts,
             write_conflicts: self.write_conflicts - o.write_conflicts,
             suspensions: self.suspensions - o.suspensions,
+            program_suspensions: self.program_suspensions - o.program_suspensions,
+            erase_suspensions: self.erase_suspensions - o.erase_suspensions,
         }
     }
 }

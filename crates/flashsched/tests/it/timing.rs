@@ -144,9 +144,66 @@ fn program_suspension_serves_a_read_and_resumes() {
 }
 
 #[test]
+fn a_read_during_the_programs_data_in_suspends_it_when_the_array_starts() {
+    // Write lpn 0 at t=0: command + data-in on the channel 0 .. 41.96 us, program from 41.96 us.
+    // A read of lpn 4 (same die) arrives at 10 us, during the data-in: the program is suspended at
+    // its start (safe point 41.96 + 20 = 61.96 us), the read runs 61.96 .. 153.92 us (latency
+    // 143.92 us), and the program resumes with 541.96 - 61.96 = 480 us left, plus 10 us: done at
+    // 153.92 + 490 = 643.92 us.
+    let lines = vec![req(0, 0, PAGE, false), req(10_000, 4 * PAGE, PAGE, true)];
+    let r = run_lines("tiny", "datain.trace", &lines, &SUSPEND);
+    let one_read = CMD + T_R + XFER_4K;
+    assert_eq!(latencies(&r), vec![643_920, 61_960 - 10_000 + one_read]);
+    assert_eq!(r.json["ssd"]["program_suspensions"], 1);
+}
+
+const SUSPEND: [&str; 5] = [
+    "device.suspend.program=true",
+    "device.suspend.latency=20us",
+    "device.suspend.resume=10us",
+    "device.suspend.min_remaining=100us",
+    "tsu.suspend_for_reads=true",
+];
+
+#[test]
+fn a_suspension_serves_a_bounded_number_of_reads_in_a_bounded_window() {
+    // Program of lpn 0 from 41.96 us to 541.96 us on die 0; reads of lpns 4, 8, 12 (die 0) arrive
+    // at 100, 105 and 110 us. The first suspends the program at 120 us. The suspension serves two
+    // reads (120 .. 211.96 .. 303.92 us), then the program resumes with 421.96 us left + 10 us:
+    // done at 735.88 us. The third read waits for it: 735.88 .. 827.84 us.
+    let lines = vec![
+        req(0, 0, PAGE, false),
+        req(100_000, 4 * PAGE, PAGE, true),
+        req(105_000, 8 * PAGE, PAGE, true),
+        req(110_000, 12 * PAGE, PAGE, true),
+    ];
+    let one_read = CMD + T_R + XFER_4K;
+    let want = vec![735_880, 120_000 - 100_000 + one_read, 120_000 - 105_000 + 2 * one_read, 735_880 - 110_000 + one_read];
+    // bounded by the read budget
+    let mut sets = SUSPEND.to_vec();
+    sets.push("device.suspend.max_reads=2");
+    let r = run_lines("tiny", "budget.trace", &lines, &sets);
+    assert_eq!(latencies(&r), want, "max_reads = 2");
+    // bounded by the window: the second read starts 91.96 us after the safe point (within 100 us),
+    // the third would start 183.92 us after it
+    let mut sets = SUSPEND.to_vec();
+    sets.extend(["device.suspend.max_reads=16", "device.suspend.window=100us"]);
+    let r = run_lines("tiny", "window.trace", &lines, &sets);
+    assert_eq!(latencies(&r), want, "window = 100 us");
+    assert_eq!(r.json["ssd"]["suspensions"], 1);
+    // a generous budget and window serve all three in one suspension: done at 395.88 us, the
+    // program resumes then with 421.96 + 10 us left
+    let mut sets = SUSPEND.to_vec();
+    sets.extend(["device.suspend.max_reads=16", "device.suspend.window=1ms"]);
+    let r = run_lines("tiny", "all.trace", &lines, &sets);
+    let end3 = 120_000 + 3 * one_read;
+    assert_eq!(latencies(&r), vec![end3 + 431_960, 20_000 + one_read, 15_000 + 2 * one_read, end3 - 110_000]);
+}
+
+#[test]
 fn erase_suspension_needs_its_own_switch() {
-    // Only program suspension enabled: a GC erase is never suspended (checked through the counter
-    // on a GC-heavy run with reads).
+    // A GC-heavy run with reads: with only program suspension enabled no erase is suspended, and
+    // with only erase suspension no program is.
     let lines: Vec<String> = (0..4000u64)
         .map(|i| req(i * 20_000, (i * 7919 % 6000) * PAGE, PAGE, i % 3 == 0))
         .collect();
@@ -154,10 +211,13 @@ fn erase_suspension_needs_its_own_switch() {
     let p = run_lines("tiny", "gcp.trace", &lines, &[base[0], base[1], "device.suspend.program=true"]);
     let e = run_lines("tiny", "gce.trace", &lines, &[base[0], base[1], "device.suspend.erase=true"]);
     let both = run_lines("tiny", "gcb.trace", &lines, &[base[0], base[1], "device.suspend.program=true", "device.suspend.erase=true"]);
-    let n = |r: &flashsched::RunResult| r.json["ssd"]["suspensions"].as_u64().unwrap();
-    assert!(n(&p) > 0 && n(&e) > 0, "programs and erases are both suspended here");
-    assert!(n(&both) >= n(&p).max(n(&e)));
+    let n = |r: &flashsched::RunResult, k: &str| r.json["ssd"][k].as_u64().unwrap();
+    assert!(n(&p, "program_suspensions") > 0 && n(&e, "erase_suspensions") > 0, "programs and erases are both suspended here");
+    assert_eq!(n(&p, "erase_suspensions"), 0, "program suspension only: no erase suspended");
+    assert_eq!(n(&e, "program_suspensions"), 0, "erase suspension only: no program suspended");
+    assert!(n(&both, "program_suspensions") > 0 && n(&both, "erase_suspensions") > 0);
     for r in [&p, &e, &both] {
+        assert_eq!(n(r, "suspensions"), n(r, "program_suspensions") + n(r, "erase_suspensions"));
         assert_eq!(r.json["ssd"]["invariants"], "ok");
         assert_eq!(r.json["flashsched"]["requests_completed"], 4000);
     }
