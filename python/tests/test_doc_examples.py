@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import require_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "docs" / "experiments.md", ROOT / "docs" / "guide.md", ROOT / "README.md"]
@@ -19,8 +20,7 @@ def blocks(path: Path, lang: str) -> list[str]:
 
 
 def test_shell_examples_in_order() -> None:
-    if not (ROOT.parent / "shared" / "traces").is_dir():
-        pytest.skip("../shared/traces not found (the examples use a real trace)")
+    require_shared("the examples use a real trace")
     for block in blocks(DOCS[0], "sh"):
         for line in block.splitlines():
             line = line.strip()

@@ -68,6 +68,9 @@ pub struct PlaneState {
 struct BlockMeta {
     /// Valid pages.
     valid: u16,
+    /// Pages invalidated since the last erase (overwritten, trimmed or moved by GC), counted as
+    /// they happen, so that valid + invalid + free = pages per block is a real check.
+    invalid: u16,
     /// Next page to program; pages below it are programmed (valid or invalid), above it free.
     write_ptr: u16,
     state: BlockState,
@@ -122,7 +125,7 @@ impl Ftl {
             l2p: L2p::new(logical_pages),
             // vec![0; n] is calloc: untouched pages of a large drive cost no memory or time.
             valid_bits: vec![0u64; pages.div_ceil(64)],
-            blocks: vec![BlockMeta { valid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }; blocks],
+            blocks: vec![BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }; blocks],
             p2l: Vec::new(),
             planes,
             counters: FtlCounters::default(),
@@ -280,6 +283,7 @@ impl Ftl {
         debug_assert!(self.is_valid(ppn));
         self.valid_bits[(ppn >> 6) as usize] &= !(1u64 << (ppn & 63));
         self.blocks[block as usize].valid -= 1;
+        self.blocks[block as usize].invalid += 1;
     }
 
     /// Discard a logical page (TRIM): its physical copy becomes invalid. Returns whether it was mapped.
@@ -346,6 +350,7 @@ impl Ftl {
             self.valid_bits[w as usize] &= !mask;
         }
         self.blocks[block as usize].write_ptr = 0;
+        self.blocks[block as usize].invalid = 0;
         self.blocks[block as usize].erase_count += 1;
         self.blocks[block as usize].state = BlockState::Free;
         let ps = &mut self.planes[plane as usize];
@@ -398,6 +403,10 @@ impl Ftl {
         if valid != self.l2p.mapped() {
             return Err(format!("{valid} valid pages but {} mapped logical pages", self.l2p.mapped()));
         }
+        let (programmed, invalid): (u64, u64) = self.blocks.iter().fold((0, 0), |(p, i), b| (p + b.write_ptr as u64, i + b.invalid as u64));
+        if valid + invalid != programmed {
+            return Err(format!("{valid} valid + {invalid} invalid pages but {programmed} programmed (below the write pointers)"));
+        }
         let free = self.blocks.iter().filter(|b| b.state == BlockState::Free).count() as u64;
         if free != self.total_free_blocks() {
             return Err(format!("{free} free blocks but the planes count {}", self.total_free_blocks()));
@@ -434,10 +443,10 @@ impl Ftl {
             if (first + wp..first + ppb).any(|p| self.is_valid(p)) {
                 return Err(format!("block {b}: a page above the write pointer is valid"));
             }
-            let invalid = wp - bits as u32;
+            let invalid = self.blocks[b as usize].invalid as u32;
             let free = ppb - wp;
             if bits as u32 + invalid + free != ppb {
-                return Err(format!("block {b}: valid + invalid + free != pages per block"));
+                return Err(format!("block {b}: {bits} valid + {invalid} invalid + {free} free != {ppb} pages per block"));
             }
             if self.blocks[b as usize].state == BlockState::Free && wp != 0 {
                 return Err(format!("block {b} is free but has a write pointer of {wp}"));
@@ -455,5 +464,41 @@ impl Ftl {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Options, Settings};
+
+    fn ftl() -> Ftl {
+        let s = Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap();
+        let layout = Layout::new(&s.geometry);
+        Ftl::new(layout, s.logical_pages(), s.gc_floor_blocks())
+    }
+
+    #[test]
+    fn overwrites_and_trims_keep_the_page_accounting() {
+        let mut f = ftl();
+        for lpn in [0, 1, 0, 2, 1] {
+            let ppn = f.allocate(0, Writer::Host).unwrap();
+            f.program(lpn, ppn);
+        }
+        f.trim(2);
+        assert_eq!(f.check_invariants(), Ok(()));
+        assert_eq!(f.quick_check(), Ok(()));
+    }
+
+    #[test]
+    fn a_page_allocated_but_never_programmed_breaks_the_accounting() {
+        // The invariant check must be able to fail: a page below the write pointer that is
+        // neither valid nor invalidated is lost.
+        let mut f = ftl();
+        let ppn = f.allocate(0, Writer::Host).unwrap();
+        f.program(7, ppn);
+        let _lost = f.allocate(0, Writer::Host).unwrap();
+        assert!(f.check_invariants().unwrap_err().contains("1 valid + 0 invalid + "));
+        assert!(f.quick_check().is_err());
     }
 }

@@ -40,8 +40,13 @@ fn settings(g: (u32, u32, u32, u32, u32, u32, f64)) -> Settings {
     Settings::from_options(&o).unwrap()
 }
 
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    // 1,000 cases each (a few seconds in CI); PROPTEST_CASES overrides for longer local runs.
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn untimed_ftl_keeps_its_invariants(g in geometry(), ops in prop::collection::vec((any::<bool>(), any::<u32>()), 1..1500)) {
@@ -80,7 +85,13 @@ proptest! {
     }
 
     #[test]
-    fn timed_runs_keep_invariants_under_gc(g in geometry(), op in 0.05f64..0.5, seed in 0u64..1000, reads in 0.0f64..0.6) {
+    fn timed_runs_keep_invariants_under_gc(g in geometry(), op_share in 0.0f64..1.0, seed in 0u64..1000, reads in 0.0f64..0.6) {
+        // Over-provisioning from the smallest the config accepts with GC threshold 0.1 (spare
+        // blocks above the GC floor) to 0.5, so that every generated case is a valid config and
+        // is run: a rejected config fails the test instead of passing it vacuously.
+        let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
+        let min_op = (floor + 1.0) / g.4 as f64 + 1e-9;
+        let op = min_op + op_share * (0.5 - min_op);
         let mut o = Options::from_preset("tiny").unwrap();
         let sets = geometry_sets((g.0, g.1, g.2, g.3, g.4, g.5, op));
         for (k, v) in sets.into_iter().chain([
@@ -96,7 +107,7 @@ proptest! {
         ]) {
             o.set(&format!("{k}={v}")).unwrap();
         }
-        let s = match Settings::from_options(&o) { Ok(s) => s, Err(_) => return Ok(()) };
+        let s = Settings::from_options(&o).map_err(|e| TestCaseError::fail(format!("generated config rejected: {e}")))?;
         let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&r.json["ssd"]["invariants"], "ok");

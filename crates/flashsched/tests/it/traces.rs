@@ -22,10 +22,7 @@ const TRACES: &[(&str, u64)] = &[
 
 #[test]
 fn shared_traces_parse_with_published_counts() {
-    let Some(shared) = super::shared() else {
-        eprintln!("skipped: ../shared/traces not found");
-        return;
-    };
+    let Some(shared) = super::shared() else { return };
     for (rel, want) in TRACES {
         let path = shared.join("traces").join(rel);
         let mut r = TraceReader::open(&path, TraceFormat::Auto, None, 'Q').unwrap_or_else(|e| panic!("{e}"));
@@ -48,10 +45,7 @@ fn replay(path: &std::path::Path, limit: u64, extra: &[&str], opts: &RunOptions)
 
 #[test]
 fn shared_traces_replay_without_losing_requests() {
-    let Some(shared) = super::shared() else {
-        eprintln!("skipped: ../shared/traces not found");
-        return;
-    };
+    let Some(shared) = super::shared() else { return };
     for (rel, want) in TRACES {
         let path = shared.join("traces").join(rel);
         let r = replay(&path, 20_000, &[], &RunOptions { request_log: false, full_invariant_check: true })
@@ -123,10 +117,7 @@ fn device_filter_skip_limit_and_time_scale() {
 /// Every host scheduler replays every shared trace without losing a request.
 #[test]
 fn every_host_policy_completes_every_shared_trace() {
-    let Some(shared) = super::shared() else {
-        eprintln!("skipped: ../shared/traces not found");
-        return;
-    };
+    let Some(shared) = super::shared() else { return };
     let policies = [
         "host.scheduler=fifo",
         "host.scheduler=noop",
