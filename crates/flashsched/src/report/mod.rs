@@ -132,6 +132,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo) -> Value {
         "read_conflicts": c.read_conflicts,
         "write_conflicts": c.write_conflicts,
         "conflict_ratio": conflict_ratio,
+        "conflict_definition": "chip busy when a page transaction of the request reached its chip's queue (VIOS §3.3)",
         "erase_count": {"min": emin, "mean": round3(emean), "max": emax, "stddev": round3(esd), "histogram": erase_histogram(&o.erase_counts)},
         "channel_utilization": {"mean": mean(&chan), "per_channel": chan},
         "die_utilization": {"mean": mean(&dies), "min": dies.iter().cloned().fold(f64::INFINITY, f64::min).min(1.0), "max": dies.iter().cloned().fold(0.0, f64::max), "per_die": dies},

@@ -144,7 +144,9 @@ struct Req {
     len: u64,
     subs_left: u32,
     measured: bool,
-    /// One of its transactions found its die busy (waited for it): an access conflict.
+    /// One of its transactions found its chip busy when it reached the chip's queue (a die of the
+    /// chip running an operation, or transactions queued for the chip): an access conflict in the
+    /// VIOS paper's sense (§3.3: a sub-request whose chip has NR > 1).
     conflicted: bool,
     /// The extent sent to the device: the request's own, or larger when others were merged into it.
     dev_offset: u64,
@@ -657,6 +659,14 @@ impl Simulator {
         let txn = self.txns.get_mut(t);
         txn.enqueued = now;
         let die = txn.die;
+        if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
+            let req = txn.req;
+            let chip = self.layout.chip_of_die(die);
+            let first = chip * self.layout.dies_per_chip;
+            let busy = self.tsu.queued_on_chip(chip) > 0
+                || self.dies[first as usize..(first + self.layout.dies_per_chip) as usize].iter().any(|d| d.phase != Phase::Idle || d.suspended.is_some());
+            self.reqs.items[req as usize].conflicted |= busy;
+        }
         self.tsu.enqueue(t, self.txns.get(t));
         if self.suspend.for_reads && self.dies[die as usize].phase != Phase::Idle {
             self.maybe_suspend_for(die, t);
@@ -1009,7 +1019,6 @@ impl Simulator {
         self.txns.remove(t);
         let ecc = if txn.kind == TxnKind::HostRead { self.timing.ecc_ns } else { 0 };
         let r = &mut self.reqs.items[txn.req as usize];
-        r.conflicted |= txn.die_wait > 0;
         if now >= r.crit_done {
             r.crit_done = now;
             r.crit = Breakdown {

@@ -222,3 +222,18 @@ fn erase_suspension_needs_its_own_switch() {
         assert_eq!(r.json["flashsched"]["requests_completed"], 4000);
     }
 }
+
+#[test]
+fn a_request_conflicts_when_its_chip_is_busy_not_only_its_die() {
+    // Two dies per chip: lpn 0 is chip 0 die 0, lpn 4 chip 0 die 1, lpn 2 chip 1 (CWDP). The read of
+    // lpn 4 finds its own die idle but its chip busy with lpn 0's read: a conflict in VIOS's
+    // chip-level sense. The read of lpn 2 finds its chip idle.
+    let lines = vec![req(0, 0, PAGE, true), req(1_000, 4 * PAGE, PAGE, true), req(2_000, 2 * PAGE, PAGE, true)];
+    let r = run_lines("tiny", "chipconf.trace", &lines, &["device.geometry.dies_per_chip=2"]);
+    assert_eq!(r.json["ssd"]["read_conflicts"], 1);
+    assert!(r.request_log.iter().all(|x| x.stages.die_wait == 0), "no read waited for its die");
+    // one read at a time: no conflicts
+    let apart = vec![req(0, 0, PAGE, true), req(1_000_000, 4 * PAGE, PAGE, true)];
+    let r = run_lines("tiny", "apart.trace", &apart, &["device.geometry.dies_per_chip=2"]);
+    assert_eq!(r.json["ssd"]["read_conflicts"], 0);
+}
