@@ -108,13 +108,15 @@ class Result:
 
     ``json`` is the fio-shaped document (``result.json["jobs"][0]["read"]["clat_ns"]``); ``summary``
     the flat one-row summary; ``requests`` the per-request log (when asked for); ``intervals`` the
-    interval statistics (when ``stats.interval`` is set).
+    interval statistics (when ``stats.interval`` is set); ``lat_logs`` the fio-style latency logs
+    written (``write_lat_log``).
     """
 
     json: dict[str, Any]
     summary: dict[str, Any]
     interval_lines: list[str] = field(default_factory=list)
     request_columns: dict[str, list[Any]] | None = None
+    lat_logs: list[Path] = field(default_factory=list)
 
     @property
     def summary_frame(self) -> pd.DataFrame:
@@ -185,29 +187,48 @@ def simulate(
     request_log: bool = False,
     full_invariant_check: bool = False,
     progress: Callable[[float, int, int, int], Any] | None = None,
+    json_plus: bool = False,
+    write_lat_log: str | os.PathLike[str] | None = None,
     **overrides: Any,
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
 
     The call releases the GIL, and Ctrl-C stops it cleanly (KeyboardInterrupt). ``progress``, if
     given, is called about ten times a second with (fraction done, simulated ns, requests done,
-    events).
+    events). ``json_plus`` adds fio's json+ latency ``bins`` to the JSON (fio's
+    ``--output-format=json+``). ``write_lat_log`` is a prefix: fio-style latency logs are written
+    to ``PREFIX_lat.1.log``, ``PREFIX_clat.1.log`` and ``PREFIX_slat.1.log`` (fio's
+    ``write_lat_log``), atomically; OSError if they cannot be.
     """
     all_sets = workload_sets(workload, format) + list(sets) + overrides_to_sets(overrides)
     return simulate_sources(_sources(config), all_sets, request_log=request_log,
-                            full_invariant_check=full_invariant_check, progress=progress)
+                            full_invariant_check=full_invariant_check, progress=progress,
+                            json_plus=json_plus, write_lat_log=write_lat_log)
+
+
+def lat_log_paths(prefix: str | os.PathLike[str]) -> list[Path]:
+    """The files a latency-log prefix names, as fio names them: PREFIX_{lat,clat,slat}.1.log."""
+    text = os.fspath(prefix)
+    if not text:
+        raise ValueError("write_lat_log: the prefix is empty")
+    return [Path(f"{text}_{kind}.1.log") for kind in ("lat", "clat", "slat")]
 
 
 def simulate_sources(sources: list[tuple[str, str, str]], sets: list[str], *, request_log: bool = False,
                      full_invariant_check: bool = False,
-                     progress: Callable[[float, int, int, int], Any] | None = None) -> Result:
+                     progress: Callable[[float, int, int, int], Any] | None = None,
+                     json_plus: bool = False, write_lat_log: str | os.PathLike[str] | None = None) -> Result:
     """:func:`simulate` with the configuration already as native sources (used by sweeps)."""
-    text, summary, intervals, log = _core.simulate(sources, sets, request_log, full_invariant_check, progress)
+    lat_logs = lat_log_paths(write_lat_log) if write_lat_log is not None else []
+    prefix = os.fspath(write_lat_log) if write_lat_log is not None else None
+    text, summary, intervals, log = _core.simulate(sources, sets, request_log, full_invariant_check, progress,
+                                                   json_plus, prefix)
     return Result(
         json=json.loads(text),
         summary={k: json.loads(v) for k, v in summary},
         interval_lines=intervals,
         request_columns=log,
+        lat_logs=lat_logs,
     )
 
 

@@ -43,9 +43,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--set", dest="sets", action="append", default=[], metavar="PATH=VALUE",
                      help="override one config key, e.g. --set device.geometry.channels=4 (repeatable)")
     run.add_argument("-o", "--output", type=Path, help="write the JSON results here instead of stdout")
+    run.add_argument("--output-format", choices=["json", "json+"], default="json",
+                     help="json+ adds fio's latency histogram bins (clat_ns.bins etc.), as fio's json+ does")
     run.add_argument("--csv", type=Path, help="also write the one-row CSV summary here")
     run.add_argument("--request-log", type=Path, help="write every request's times and stages (.csv or .parquet)")
     run.add_argument("--intervals", type=Path, help="write interval statistics as JSON Lines (needs stats.interval)")
+    run.add_argument("--write-lat-log", metavar="PREFIX",
+                     help="write fio-style latency logs PREFIX_lat.1.log, PREFIX_clat.1.log, PREFIX_slat.1.log")
     run.add_argument("--check-invariants", action="store_true", help="walk the whole FTL at the end and check every invariant")
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar or summary table on stderr")
 
@@ -152,11 +156,14 @@ def _run(args: argparse.Namespace) -> int:
         raise _core.ConfigError(f"{args.config}: no such config file")
     if args.trace is not None and not args.trace.exists():
         raise _core.TraceError(f"{args.trace}:0: no such file")
+    if args.write_lat_log is not None and not args.write_lat_log:
+        raise ValueError("--write-lat-log: the prefix is empty")
     bar = _ProgressBar(not args.quiet)
     try:
         result = simulate(config, args.trace, format=args.format, sets=args.sets,
                           request_log=args.request_log is not None,
-                          full_invariant_check=args.check_invariants, progress=bar)
+                          full_invariant_check=args.check_invariants, progress=bar,
+                          json_plus=args.output_format == "json+", write_lat_log=args.write_lat_log)
     finally:
         bar.close()
     _write_outputs(result, args.output, args.csv, args.request_log, args.intervals)

@@ -85,9 +85,12 @@ fn resolve_config(py: Python<'_>, sources: Vec<(String, String, String)>, sets: 
 }
 
 /// Run a simulation. Returns (json text, summary [(column, json value text)], interval lines,
-/// request-log columns or None).
+/// request-log columns or None). `json_plus` adds fio's latency `bins`; `lat_log` is a prefix for
+/// fio-style latency logs (PREFIX_lat.1.log, PREFIX_clat.1.log, PREFIX_slat.1.log), written here
+/// from the request-log rows without passing through Python (OSError if they cannot be written).
 #[pyfunction]
-#[pyo3(signature = (sources, sets, request_log=false, full_invariant_check=false, progress=None))]
+#[pyo3(signature = (sources, sets, request_log=false, full_invariant_check=false, progress=None, json_plus=false, lat_log=None))]
+#[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
     sources: Vec<(String, String, String)>,
@@ -95,9 +98,11 @@ fn simulate(
     request_log: bool,
     full_invariant_check: bool,
     progress: Option<PyObject>,
+    json_plus: bool,
+    lat_log: Option<String>,
 ) -> PyResult<(String, Vec<(String, String)>, Vec<String>, Option<Py<PyDict>>)> {
     let s = settings(py, sources, sets)?;
-    let opts = RunOptions { request_log, full_invariant_check };
+    let opts = RunOptions { request_log: request_log || lat_log.is_some(), full_invariant_check, json_plus };
     let mut interrupted = false;
     let mut callback_error: Option<PyErr> = None;
     let result = py.allow_threads(|| {
@@ -135,6 +140,9 @@ fn simulate(
         Err(Error::Trace(e)) => return Err(trace_err(py, e)),
         Err(Error::Sim(e)) => return Err(SimulationError::new_err(e.to_string())),
     };
+    if let Some(prefix) = &lat_log {
+        py.allow_threads(|| flashsched::report::write_lat_logs(prefix, &r.request_log))?;
+    }
     let summary = r.summary.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
     let log = if request_log {
         let d = PyDict::new(py);

@@ -8,7 +8,7 @@ fn main() {
     let sets: Vec<String> = std::env::args().skip(1).filter(|a| a.contains('=')).collect();
     let s = flashsched::config::load(None, Some(&cfg), &sets).expect("config");
     let t = Instant::now();
-    let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
+    let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
         .expect("run");
     let wall = t.elapsed().as_secs_f64();
     let ssd = &r.json["ssd"];

@@ -68,6 +68,8 @@ pub struct RunOptions {
     pub request_log: bool,
     /// Walk every page at the end to check the FTL invariants (slow on large drives).
     pub full_invariant_check: bool,
+    /// Add fio's json+ latency `bins` to the JSON (fio's `--output-format=json+`).
+    pub json_plus: bool,
 }
 
 #[derive(Debug)]
@@ -96,7 +98,7 @@ pub fn run(s: &Settings, opts: &RunOptions, hook: &mut dyn FnMut(&Progress) -> b
     let t1 = Instant::now();
     let mut outcome = sim.run(hook)?;
     let info = report::RunInfo { unix_time_ms, setup_s, simulate_s: t1.elapsed().as_secs_f64() };
-    let json = report::to_json(s, &outcome, &info);
+    let json = report::to_json(s, &outcome, &info, opts.json_plus);
     let summary = report::summary_row(s, &json);
     Ok(RunResult {
         json,

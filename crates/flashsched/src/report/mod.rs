@@ -3,12 +3,15 @@
 //! as CSV. Every field is documented in docs/reference/output.md.
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
 use crate::config::Settings;
-use crate::sim::RunOutcome;
-use crate::stats::{round3, DirStats, STAGES};
+use crate::sim::{RequestLogRow, RunOutcome};
+use crate::trace::Op;
+use crate::stats::{round3, DirStats, Dist, STAGES};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -24,7 +27,17 @@ pub struct RunInfo {
     pub simulate_s: f64,
 }
 
-fn dir_json(d: &DirStats, window_ns: u64) -> Value {
+/// A latency object, with fio's json+ `bins` when asked for and there are samples (fio leaves them
+/// out of an empty direction, and fio_jsonplus_clat2csv cannot read empty bins).
+fn lat_json(d: &Dist, json_plus: bool) -> Value {
+    let mut v = d.to_fio_json();
+    if json_plus && d.n > 0 {
+        v.as_object_mut().expect("a latency object").insert("bins".into(), d.fio_bins_json());
+    }
+    v
+}
+
+fn dir_json(d: &DirStats, window_ns: u64, json_plus: bool) -> Value {
     let secs = window_ns as f64 / 1e9;
     let rate = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
     let mut stages = Map::new();
@@ -41,9 +54,9 @@ fn dir_json(d: &DirStats, window_ns: u64) -> Value {
         "total_ios": d.ios,
         "short_ios": 0,
         "drop_ios": 0,
-        "slat_ns": d.slat.to_fio_json(),
-        "clat_ns": d.clat.to_fio_json(),
-        "lat_ns": d.lat.to_fio_json(),
+        "slat_ns": lat_json(&d.slat, json_plus),
+        "clat_ns": lat_json(&d.clat, json_plus),
+        "lat_ns": lat_json(&d.lat, json_plus),
         "stages_ns": Value::Object(stages),
     })
 }
@@ -80,8 +93,9 @@ fn erase_histogram(counts: &[u32]) -> Value {
     json!({"kind": "binned", "first": lo, "width": width, "counts": bins})
 }
 
-/// The full JSON document of a run.
-pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo) -> Value {
+/// The full JSON document of a run; `json_plus` adds fio's `bins` to every latency object of
+/// every direction that has requests (fio's `--output-format=json+`).
+pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) -> Value {
     let window = o.measure_end_ns - o.measure_start_ns;
     let mut global = Map::new();
     for (k, (v, _)) in &s.resolved.values {
@@ -93,9 +107,9 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo) -> Value {
         "error": 0,
         "elapsed": o.sim_end_ns / 1_000_000_000,
         "job_runtime": window / 1_000_000,
-        "read": dir_json(&o.read, window),
-        "write": dir_json(&o.write, window),
-        "trim": dir_json(&o.trim, window),
+        "read": dir_json(&o.read, window, json_plus),
+        "write": dir_json(&o.write, window, json_plus),
+        "trim": dir_json(&o.trim, window, json_plus),
     });
     let c = &o.counters;
     let ec: Vec<u64> = o.erase_counts.iter().map(|&e| e as u64).collect();
@@ -230,6 +244,100 @@ pub const REQUEST_LOG_COLUMNS: [&str; 14] = [
     "host_queue_ns", "device_queue_ns", "die_wait_ns", "channel_wait_ns", "bus_ns", "array_ns", "ecc_ns",
 ];
 
+/// fio's latency logs (`write_lat_log=PREFIX`): total, completion and submission latency, in the
+/// order of [`lat_log_paths`].
+pub const LAT_LOG_KINDS: [&str; 3] = ["lat", "clat", "slat"];
+
+/// The files `--write-lat-log PREFIX` writes, named as fio names them for its first job:
+/// `PREFIX_lat.1.log`, `PREFIX_clat.1.log`, `PREFIX_slat.1.log`.
+pub fn lat_log_paths(prefix: &str) -> [PathBuf; 3] {
+    LAT_LOG_KINDS.map(|kind| PathBuf::from(format!("{prefix}_{kind}.1.log")))
+}
+
+/// fio's data direction: 0 read, 1 write, 2 trim; flushes have no latency log line.
+fn fio_ddir(op: Op) -> Option<u8> {
+    match op {
+        Op::Read => Some(0),
+        Op::Write => Some(1),
+        Op::Trim => Some(2),
+        Op::Flush => None,
+    }
+}
+
+/// One line of a fio log with `log_offset=1`, as fio 3.x writes it: `time (ms), value (ns), data
+/// direction, block size (bytes), offset (bytes), command priority` (always 0 here).
+fn lat_log_line(out: &mut impl Write, time_ns: u64, value_ns: u64, ddir: u8, r: &RequestLogRow) -> std::io::Result<()> {
+    writeln!(out, "{}, {}, {}, {}, {}, 0", time_ns / 1_000_000, value_ns, ddir, r.len, r.offset)
+}
+
+/// Write fio-style latency logs of the measured reads, writes and trims (the per-request log
+/// rows): `PREFIX_lat.1.log` and `PREFIX_clat.1.log` one line per request at its completion time
+/// (completion order), `PREFIX_slat.1.log` one line per request at its dispatch time (dispatch
+/// order), as fio logs submission latency when it submits. Time is simulated ms since the start of
+/// the simulation (truncated, as fio does), values are ns. Each file is written to a temporary
+/// file beside it; they are renamed into place only once all three are complete, and on any error
+/// none of the three is left behind. Returns the paths written.
+pub fn write_lat_logs(prefix: &str, rows: &[RequestLogRow]) -> std::io::Result<[PathBuf; 3]> {
+    use std::io::{Error, ErrorKind};
+    if prefix.is_empty() {
+        return Err(Error::new(ErrorKind::InvalidInput, "the latency log prefix is empty"));
+    }
+    let paths = lat_log_paths(prefix);
+    let tmps: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            p.with_file_name(format!(".{name}.tmp{}", std::process::id()))
+        })
+        .collect();
+    let with_path = |p: &Path, e: Error| Error::new(e.kind(), format!("{}: {e}", p.display()));
+    let write_all = || -> std::io::Result<()> {
+        if let Some(dir) = paths[0].parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| with_path(dir, e))?;
+        }
+        // Dispatch order for the submission log (stable: ties keep completion order).
+        let mut by_dispatch: Vec<usize> = (0..rows.len()).collect();
+        by_dispatch.sort_by_key(|&i| rows[i].dispatch_ns);
+        for (k, tmp) in tmps.iter().enumerate() {
+            let f = std::fs::File::create(tmp).map_err(|e| with_path(&paths[k], e))?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, f);
+            let io = |e: Error| with_path(&paths[k], e);
+            if LAT_LOG_KINDS[k] == "slat" {
+                for &i in &by_dispatch {
+                    let r = &rows[i];
+                    if let Some(d) = fio_ddir(r.op) {
+                        lat_log_line(&mut out, r.dispatch_ns, r.dispatch_ns - r.arrival_ns, d, r).map_err(io)?;
+                    }
+                }
+            } else {
+                let total = LAT_LOG_KINDS[k] == "lat";
+                for r in rows {
+                    let Some(d) = fio_ddir(r.op) else { continue };
+                    let start = if total { r.arrival_ns } else { r.dispatch_ns };
+                    lat_log_line(&mut out, r.complete_ns, r.complete_ns - start, d, r).map_err(io)?;
+                }
+            }
+            out.flush().map_err(io)?;
+        }
+        for (k, (tmp, path)) in tmps.iter().zip(&paths).enumerate() {
+            if let Err(e) = std::fs::rename(tmp, path) {
+                // All three or none: take back the logs already renamed into place.
+                for done in &paths[..k] {
+                    let _ = std::fs::remove_file(done);
+                }
+                return Err(with_path(path, e));
+            }
+        }
+        Ok(())
+    };
+    write_all().inspect_err(|_| {
+        for tmp in &tmps {
+            let _ = std::fs::remove_file(tmp);
+        }
+    })?;
+    Ok(paths)
+}
+
 /// The JSON document with the wall-clock keys removed (for determinism checks).
 pub fn without_wall_clock(doc: &Value) -> Value {
     let mut d = doc.clone();
@@ -239,4 +347,103 @@ pub fn without_wall_clock(doc: &Value) -> Value {
         }
     }
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Breakdown;
+
+    fn row(arrival: u64, dispatch: u64, complete: u64, op: Op, offset: u64, len: u64) -> RequestLogRow {
+        RequestLogRow { arrival_ns: arrival, dispatch_ns: dispatch, complete_ns: complete, op, offset, len, stages: Breakdown::default() }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("flashsched-latlog-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn json_plus_bins_count_every_request() {
+        use crate::stats::{fio_plat_idx, fio_plat_val};
+        let s = crate::config::load(Some("tiny"), None, &["workload.kind=synthetic".into(), "workload.synthetic.requests=3000".into()]).unwrap();
+        let plain = crate::run(&s, &crate::RunOptions::default(), &mut |_| true).unwrap().json;
+        let opts = crate::RunOptions { json_plus: true, ..Default::default() };
+        let mut plus = crate::run(&s, &opts, &mut |_| true).unwrap().json;
+        for dir in ["read", "write", "trim"] {
+            let d = &plus["jobs"][0][dir];
+            let ios = d["total_ios"].as_u64().unwrap();
+            assert_eq!(ios > 0, dir != "trim", "{dir}: the synthetic workload has reads and writes only");
+            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+                let m = &d[lat];
+                assert!(plain["jobs"][0][dir][lat].get("bins").is_none(), "bins only with json+");
+                if ios == 0 {
+                    assert!(m.get("bins").is_none(), "{dir}.{lat}: no bins without requests (as fio)");
+                    continue;
+                }
+                let bins: Vec<(u64, u64)> =
+                    m["bins"].as_object().unwrap().iter().map(|(k, v)| (k.parse().unwrap(), v.as_u64().unwrap())).collect();
+                assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), ios, "{dir}.{lat}");
+                assert!(bins.windows(2).all(|w| w[0].0 < w[1].0), "ascending keys");
+                assert!(bins.iter().all(|&(v, c)| c > 0 && fio_plat_val(fio_plat_idx(v)) == v), "keys are fio bin values");
+                assert_eq!(fio_plat_idx(bins[0].0), fio_plat_idx(m["min"].as_u64().unwrap()), "{dir}.{lat}: min in the first bin");
+                assert_eq!(fio_plat_idx(bins.last().unwrap().0), fio_plat_idx(m["max"].as_u64().unwrap()), "max in the last bin");
+            }
+            // lat = slat + clat for every request, so for the means too (up to rounding).
+            let mean = |k: &str| d[k]["mean"].as_f64().unwrap();
+            assert!((mean("lat_ns") - mean("slat_ns") - mean("clat_ns")).abs() <= 0.002, "{dir}");
+        }
+        // The bins are the only difference.
+        for dir in ["read", "write", "trim"] {
+            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+                plus["jobs"][0][dir][lat].as_object_mut().unwrap().shift_remove("bins");
+            }
+        }
+        assert_eq!(without_wall_clock(&plus), without_wall_clock(&plain));
+    }
+
+    #[test]
+    fn lat_logs_in_fio_format() {
+        let dir = scratch("ok");
+        // In completion order, as the simulator logs them; the second was dispatched first.
+        let rows = [
+            row(1_000_000, 3_500_000, 4_200_000, Op::Read, 8192, 4096),
+            row(2_000_000, 2_000_000, 5_999_999, Op::Write, 0, 16384),
+            row(6_000_000, 6_000_000, 6_000_000, Op::Flush, 0, 0),
+            row(7_000_000, 7_250_000, 9_000_001, Op::Trim, 1 << 20, 65536),
+        ];
+        let prefix = dir.join("sub").join("run");
+        let paths = write_lat_logs(prefix.to_str().unwrap(), &rows).unwrap();
+        let read = |i: usize| std::fs::read_to_string(&paths[i]).unwrap();
+        assert!(paths[0].ends_with("sub/run_lat.1.log") && paths[2].ends_with("sub/run_slat.1.log"));
+        assert_eq!(read(0), "4, 3200000, 0, 4096, 8192, 0\n5, 3999999, 1, 16384, 0, 0\n9, 2000001, 2, 65536, 1048576, 0\n");
+        assert_eq!(read(1), "4, 700000, 0, 4096, 8192, 0\n5, 3999999, 1, 16384, 0, 0\n9, 1750001, 2, 65536, 1048576, 0\n");
+        // Submission latency is logged at dispatch, in dispatch order.
+        assert_eq!(read(2), "2, 0, 1, 16384, 0, 0\n3, 2500000, 0, 4096, 8192, 0\n7, 250000, 2, 65536, 1048576, 0\n");
+        let names: Vec<String> = std::fs::read_dir(dir.join("sub")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names.len(), 3, "no temporary file left: {names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lat_log_errors_leave_nothing_behind() {
+        let dir = scratch("err");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("plain");
+        std::fs::write(&file, "x").unwrap();
+        let rows = [row(0, 0, 10, Op::Read, 0, 4096)];
+        // A prefix under a regular file: its directory cannot be created.
+        let e = write_lat_logs(file.join("run").to_str().unwrap(), &rows).unwrap_err();
+        assert!(e.to_string().contains("plain"), "{e}");
+        // The target of the second log is a directory: the first log is not left half-done either.
+        std::fs::create_dir(dir.join("run_clat.1.log")).unwrap();
+        let e = write_lat_logs(dir.join("run").to_str().unwrap(), &rows).unwrap_err();
+        assert!(e.to_string().contains("run_clat.1.log"), "{e}");
+        let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["plain", "run_clat.1.log"]);
+        assert_eq!(write_lat_logs("", &rows).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -63,6 +63,28 @@ impl Dist {
         self.sum
     }
 
+    /// Counts in fio's bins, as (bin value in ns, count) in ascending order, empty bins left out;
+    /// the counts add up to `n`. Derived from the HDR histogram with no per-sample cost: with 3
+    /// significant digits each HDR bucket is a power-of-two-aligned range of width at most
+    /// 2^(msb-10), so it lies inside a single fio bin (width 2^(msb-6), or 1 below 128).
+    pub fn fio_bins(&self) -> Vec<(u64, u64)> {
+        let mut counts: Vec<(usize, u64)> = Vec::new();
+        for step in self.hist.iter_recorded() {
+            let idx = fio_plat_idx(step.value_iterated_to());
+            let c = step.count_since_last_iteration();
+            match counts.last_mut() {
+                Some((last, n)) if *last == idx => *n += c,
+                _ => counts.push((idx, c)),
+            }
+        }
+        counts.into_iter().map(|(idx, c)| (fio_plat_val(idx), c)).collect()
+    }
+
+    /// fio's json+ `bins` object: `{"<bin value in ns>": count, ...}`, ascending.
+    pub fn fio_bins_json(&self) -> Value {
+        Value::Object(self.fio_bins().into_iter().map(|(v, c)| (v.to_string(), json!(c))).collect())
+    }
+
     /// fio's latency object: `{min, max, mean, stddev, N, percentile: {"1.000000": v, ...}}`.
     pub fn to_fio_json(&self) -> Value {
         let mut pct = Map::new();
@@ -78,6 +100,40 @@ impl Dist {
             "percentile": Value::Object(pct),
         })
     }
+}
+
+/// fio's latency histogram (`stat.h`): values are binned log-linearly, `FIO_IO_U_PLAT_VAL` bins per
+/// power of two, `FIO_IO_U_PLAT_NR` bins in all; `--output-format=json+` prints them as `bins`.
+pub const FIO_PLAT_BITS: u32 = 6;
+pub const FIO_PLAT_VAL: u64 = 1 << FIO_PLAT_BITS;
+pub const FIO_PLAT_GROUP_NR: usize = 29;
+pub const FIO_PLAT_NR: usize = FIO_PLAT_GROUP_NR * FIO_PLAT_VAL as usize;
+
+/// The fio bin of a latency in ns: fio's `plat_val_to_idx` (stat.c). Values below 128 have a bin
+/// each; above, every power of two is split into 64 equal bins; from 2^34 ns on, the last bin.
+#[inline]
+pub fn fio_plat_idx(v: u64) -> usize {
+    let msb = if v == 0 { 0 } else { 63 - v.leading_zeros() };
+    if msb <= FIO_PLAT_BITS {
+        return v as usize;
+    }
+    let error_bits = msb - FIO_PLAT_BITS;
+    let base = ((error_bits + 1) << FIO_PLAT_BITS) as usize;
+    let offset = ((FIO_PLAT_VAL - 1) & (v >> error_bits)) as usize;
+    (base + offset).min(FIO_PLAT_NR - 1)
+}
+
+/// The value fio reports for a bin (the `bins` key, and its percentiles): fio's `plat_idx_to_val`,
+/// the middle of the bin's range (`base + (k + 0.5) * 2^error_bits`, exact in integers).
+pub fn fio_plat_val(idx: usize) -> u64 {
+    assert!(idx < FIO_PLAT_NR, "fio bin {idx} out of range");
+    if idx < (FIO_PLAT_VAL as usize) << 1 {
+        return idx as u64;
+    }
+    let error_bits = (idx >> FIO_PLAT_BITS) as u32 - 1;
+    let base = 1u64 << (error_bits + FIO_PLAT_BITS);
+    let k = (idx as u64) % FIO_PLAT_VAL;
+    base + (k << error_bits) + (1 << (error_bits - 1))
 }
 
 /// Round to 3 decimals so JSON floats are short and stable.
@@ -197,5 +253,77 @@ mod tests {
         assert!(j["percentile"].get("99.000000").is_some());
         assert!(j["percentile"].get("99.990000").is_some());
         assert_eq!(j["percentile"]["50.000000"], json!(200));
+    }
+
+    #[test]
+    fn fio_bins_match_fio_stat_c() {
+        assert_eq!(FIO_PLAT_NR, 1856);
+        // Below 128 every value has its own bin, keyed by itself.
+        for v in 0..128u64 {
+            assert_eq!(fio_plat_idx(v), v as usize);
+            assert_eq!(fio_plat_val(v as usize), v);
+        }
+        // Worked by hand from plat_val_to_idx / plat_idx_to_val:
+        // 128: msb 7, error_bits 1, base 2 << 6 = 128, offset (128 >> 1) & 63 = 0; value 128 + 0.5 * 2.
+        let cases: [(u64, usize, u64); 12] = [
+            (128, 128, 129),
+            (129, 128, 129),
+            (130, 129, 131),
+            (255, 191, 255),
+            (256, 192, 258),
+            (300, 203, 302),   // fio 3.33 printed bin "302" for a 300 ns latency
+            (1000, 317, 1004),
+            (7872, 507, 7904), // fio 3.33: clat max 7872, bin "7904"
+            (1_000_000, 954, 1_003_520),
+            ((1 << 34) - 1, 1855, 17_112_760_320),
+            (1 << 34, 1855, 17_112_760_320), // saturates in the last bin (fio_jsonplus_clat2csv's maximum)
+            (u64::MAX, 1855, 17_112_760_320),
+        ];
+        for (v, idx, val) in cases {
+            assert_eq!(fio_plat_idx(v), idx, "index of {v}");
+            assert_eq!(fio_plat_val(idx), val, "value of bin {idx}");
+        }
+        // Every bin's value falls in the bin, and bins are monotone.
+        for idx in 0..FIO_PLAT_NR {
+            assert_eq!(fio_plat_idx(fio_plat_val(idx)), idx);
+            if idx > 0 {
+                assert!(fio_plat_val(idx) > fio_plat_val(idx - 1));
+            }
+        }
+    }
+
+    #[test]
+    fn fio_bins_of_a_dist_count_every_sample() {
+        let mut d = Dist::default();
+        for v in [0, 5, 5, 127, 128, 129, 7872, 7873, 1_000_000, 1 << 40] {
+            d.record(v);
+        }
+        let bins = d.fio_bins();
+        assert_eq!(
+            bins,
+            vec![(0, 1), (5, 2), (127, 1), (129, 2), (7904, 2), (1_003_520, 1), (17_112_760_320, 1)]
+        );
+        assert_eq!(bins.iter().map(|b| b.1).sum::<u64>(), d.n);
+        let j = d.fio_bins_json();
+        assert_eq!(j["7904"], json!(2));
+        assert_eq!(j.as_object().unwrap().keys().next().unwrap(), "0");
+        assert!(Dist::default().fio_bins().is_empty());
+    }
+
+    proptest::proptest! {
+        /// The bins derived from the HDR histogram equal binning every sample directly.
+        #[test]
+        fn fio_bins_equal_direct_binning(values in proptest::collection::vec(
+            proptest::prop_oneof![0u64..4096, 0u64..10_000_000, 0u64..(1u64 << 45)], 1..400)) {
+            let mut d = Dist::default();
+            let mut direct = vec![0u64; FIO_PLAT_NR];
+            for &v in &values {
+                d.record(v);
+                direct[fio_plat_idx(v)] += 1;
+            }
+            let expect: Vec<(u64, u64)> =
+                direct.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (fio_plat_val(i), c)).collect();
+            proptest::prop_assert_eq!(d.fio_bins(), expect);
+        }
     }
 }

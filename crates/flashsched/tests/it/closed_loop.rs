@@ -6,7 +6,7 @@ fn jobs(sets: &[&str]) -> RunResult {
     let mut all: Vec<String> = vec!["workload.kind=jobs".into()];
     all.extend(sets.iter().map(|s| s.to_string()));
     let s = config::load(Some("tiny"), None, &all).unwrap();
-    run(&s, &RunOptions { request_log: true, full_invariant_check: true }, &mut |_| true).unwrap()
+    run(&s, &RunOptions { request_log: true, full_invariant_check: true, json_plus: false }, &mut |_| true).unwrap()
 }
 
 const READ_4K: u64 = 1_000 + 50_000 + 40_960; // command + tR + data out on `tiny`

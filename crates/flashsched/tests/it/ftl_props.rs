@@ -108,7 +108,7 @@ proptest! {
             o.set(&format!("{k}={v}")).unwrap();
         }
         let s = Settings::from_options(&o).map_err(|e| TestCaseError::fail(format!("generated config rejected: {e}")))?;
-        let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
+        let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(&r.json["ssd"]["invariants"], "ok");
         prop_assert_eq!(r.json["flashsched"]["requests_completed"].as_u64(), Some(1500));

@@ -150,7 +150,7 @@ fn timed_greedy_wa_within_10_percent() {
         "workload.synthetic.interarrival=\"100us\"".into(),
     ];
     let s = flashsched::config::load(Some("tiny"), None, &sets).unwrap();
-    let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true).unwrap();
+    let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true).unwrap();
     assert_eq!(r.json["ssd"]["invariants"], "ok");
     let wa = r.json["ssd"]["write_amplification"].as_f64().unwrap();
     let floor = s.gc_floor_blocks() as f64;

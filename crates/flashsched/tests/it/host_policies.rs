@@ -69,7 +69,7 @@ fn every_host_policy_completes_many_closed_loop_streams() {
             ],
         )
         .unwrap();
-        let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
+        let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
             .unwrap_or_else(|e| panic!("{policy}: {e}"));
         assert_eq!(r.json["flashsched"]["requests_completed"], 24 * 300, "{policy}");
     }
@@ -92,7 +92,7 @@ fn dynamic_allocation_under_heavy_gc_keeps_the_ftl_consistent() {
             ],
         )
         .unwrap();
-        let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true }, &mut |_| true)
+        let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
             .unwrap_or_else(|e| panic!("{scheme}: {e}"));
         assert_eq!(r.json["ssd"]["invariants"], "ok", "{scheme}");
         assert_eq!(r.json["flashsched"]["requests_completed"], 20000, "{scheme}");

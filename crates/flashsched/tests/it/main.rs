@@ -49,7 +49,7 @@ pub fn run_lines(preset: &str, name: &str, lines: &[String], sets: &[&str]) -> R
     let mut all = vec!["workload.kind=trace".to_string(), format!("workload.trace.path={}", t.path.display())];
     all.extend(sets.iter().map(|s| s.to_string()));
     let s = config::load(Some(preset), None, &all).unwrap_or_else(|e| panic!("{e}"));
-    run(&s, &RunOptions { request_log: true, full_invariant_check: true }, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
+    run(&s, &RunOptions { request_log: true, full_invariant_check: true, json_plus: false }, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Total latency of each logged request, in arrival order.

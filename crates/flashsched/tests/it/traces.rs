@@ -48,7 +48,7 @@ fn shared_traces_replay_without_losing_requests() {
     let Some(shared) = super::shared() else { return };
     for (rel, want) in TRACES {
         let path = shared.join("traces").join(rel);
-        let r = replay(&path, 20_000, &[], &RunOptions { request_log: false, full_invariant_check: true })
+        let r = replay(&path, 20_000, &[], &RunOptions { request_log: false, full_invariant_check: true, json_plus: false })
             .unwrap_or_else(|e| panic!("{rel}: {e}"));
         let n = (*want).min(20_000);
         assert_eq!(r.json["flashsched"]["requests_submitted"].as_u64().unwrap(), n, "{rel}");
@@ -104,7 +104,7 @@ fn device_filter_skip_limit_and_time_scale() {
         ],
     )
     .unwrap();
-    let r = run(&s, &RunOptions { request_log: true, full_invariant_check: false }, &mut |_| true).unwrap();
+    let r = run(&s, &RunOptions { request_log: true, full_invariant_check: false, json_plus: false }, &mut |_| true).unwrap();
     assert_eq!(r.json["flashsched"]["requests_submitted"], 20);
     let mut arrivals: Vec<u64> = r.request_log.iter().map(|x| x.arrival_ns).collect();
     arrivals.sort();
