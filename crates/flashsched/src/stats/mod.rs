@@ -47,14 +47,23 @@ impl Dist {
     pub fn mean(&self) -> f64 {
         if self.n == 0 { 0.0 } else { self.sum as f64 / self.n as f64 }
     }
-    /// Population standard deviation, as fio reports it.
+    /// Sample standard deviation (divided by n - 1), as fio reports it (`stat.c` keeps Welford's
+    /// running sum S and prints sqrt(S / (samples - 1))). Computed from exact integer sums:
+    /// (n * sumsq - sum^2) / (n * (n - 1)).
     pub fn stddev(&self) -> f64 {
         if self.n < 2 {
             return 0.0;
         }
-        let n = self.n as f64;
-        let var = (self.sumsq as f64 - (self.sum as f64) * (self.sum as f64) / n) / n;
-        var.max(0.0).sqrt()
+        let n = self.n as u128;
+        let var = match n.checked_mul(self.sumsq).zip(self.sum.checked_mul(self.sum)).and_then(|(a, b)| a.checked_sub(b)) {
+            Some(num) => num as f64 / (n * (n - 1)) as f64,
+            // beyond u128 (not reachable with nanosecond latencies): fall back to floating point
+            None => {
+                let (nf, sum) = (self.n as f64, self.sum as f64);
+                ((self.sumsq as f64 - sum * sum / nf) / (nf - 1.0)).max(0.0)
+            }
+        };
+        var.sqrt()
     }
     pub fn percentile(&self, p: f64) -> u64 {
         if self.n == 0 { 0 } else { self.hist.value_at_percentile(p) }
@@ -248,7 +257,8 @@ mod tests {
         }
         assert_eq!((d.min, d.max, d.n), (100, 400, 4));
         assert_eq!(d.mean(), 250.0);
-        assert!((d.stddev() - 111.803).abs() < 1e-3);
+        // sample standard deviation, as fio: sqrt(50000 / 3)
+        assert!((d.stddev() - 129.099).abs() < 1e-3);
         let j = d.to_fio_json();
         assert!(j["percentile"].get("99.000000").is_some());
         assert!(j["percentile"].get("99.990000").is_some());
