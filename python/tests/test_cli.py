@@ -73,6 +73,9 @@ def test_bad_trace_lines_name_file_and_line(tmp_path: Path) -> None:
         "zero.trace": (["0 0 8 8 1", "10 0 8 0 0"], ":2: size \"0\" is not a positive integer"),
         "truncated.trace": (["0 0 8 8 1", "5 0 8 8 1", "10 0 8"], ":3: expected 5 fields"),
         "malformed.trace": (["0 0 8 8 1", "x 0 8 8 1"], ":2: time \"x\""),
+        # 2^55 - 1 sectors: the extent ends past 2^64 bytes (it used to wrap and "complete").
+        "wrapping.trace": (["0 0 8 8 1", "10 0 36028797018963967 16 1"],
+                           ":2: offset 18446744073709551104 + length 8192 bytes runs past the largest byte address"),
     }
     for name, (lines, message) in cases.items():
         trace = write_trace(tmp_path / name, lines)
