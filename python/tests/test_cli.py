@@ -65,6 +65,11 @@ def test_impossible_geometry(tmp_path: Path) -> None:
     p = cli("run", "--preset", "tiny", *SYNTH, "--set", "device.geometry.blocks_per_plane=16777216",
             "--set", "device.geometry.pages_per_block=65535")
     assert p.returncode == 2 and "pages; at most" in p.stderr
+    # No logical page left (it used to panic on a division by zero): a config error with its key.
+    p = cli("run", "--preset", "tiny", *SYNTH, "--set", "device.geometry.blocks_per_plane=4",
+            "--set", "device.geometry.pages_per_block=1", "--set", "ftl.overprovisioning=0.9")
+    assert p.returncode == 2, p.stderr
+    assert "ftl.overprovisioning: leaves no logical page" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_bad_trace_lines_name_file_and_line(tmp_path: Path) -> None:
