@@ -135,6 +135,33 @@ def test_trace_stats_on_generated_trace(tmp_path: Path) -> None:
     assert "requests" in cli("trace", "stats", str(trace)).stdout
 
 
+def test_trace_synth_errors_are_one_line_exit_2_and_write_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "t.trace"
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    under_a_file = not_a_dir / "t.trace"
+    cases = [
+        (["nope/x", "-o", str(out)], "unknown trace profile 'nope/x'"),
+        (["vios2016/src", "-o", str(out), "--requests", "0"], "--requests must be at least 1 (got 0)"),
+        (["vios2016/src", "-o", str(out), "--requests", "-3"], "--requests must be at least 1 (got -3)"),
+        (["vios2016/src", "-o", str(out), "--requests", "5", "--seed", "-1"], "--seed must be"),
+        (["vios2016/src", "-o", str(out), "--requests", str(2**70)], "--requests must be at most"),
+        (["vios2016/src", "-o", str(under_a_file), "--requests", "5"], f"cannot write {under_a_file}: "),
+        (["vios2016/src", "-o", str(tmp_path), "--requests", "5"], f"cannot write {tmp_path}: it is a directory"),
+    ]
+    for args, message in cases:
+        p = cli("trace", "synth", *args)
+        assert p.returncode == 2, (args, p.stderr)
+        assert message in p.stderr, (args, p.stderr)
+        assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
+    assert list(tmp_path.iterdir()) == [not_a_dir], "no output or temporary file is left behind"
+    assert not list(tmp_path.parent.glob(f".{tmp_path.name}.tmp*")), "no temporary file beside the directory"
+    out = tmp_path / "new" / "t.trace"  # parent directories are created, as for every output
+    p = cli("trace", "synth", "vios2016/src", "-o", str(out), "--requests", "7", "--seed", "0")
+    assert p.returncode == 0, p.stderr
+    assert len([l for l in out.read_text().splitlines() if not l.startswith("#")]) == 7
+
+
 def test_demo(tmp_path: Path) -> None:
     p = cli("demo", "-q", "-o", str(tmp_path / "out"), timeout=300)
     assert p.returncode == 0, p.stderr
