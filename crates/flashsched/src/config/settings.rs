@@ -550,6 +550,38 @@ impl Settings {
             err("workload.synthetic.size_max", "must be below 4GiB".into());
         }
         let kind = r.str("workload.kind").to_string();
+        let logical_bytes = if total_pages < u32::MAX as u128 && ps > 0 { logical_pages_of(&geometry, op) * ps } else { 0 };
+        if kind == "jobs" && logical_bytes > 0 && jobs.bs > 0 && jobs.bs % 512 == 0 {
+            // Job j addresses [j x offset_increment, j x offset_increment + region), region = size (or
+            // the logical space) rounded down to bs: all of it must lie inside the logical space.
+            let (bs, size, inc) = (jobs.bs, jobs.size, jobs.offset_increment);
+            if bs > logical_bytes {
+                err("workload.jobs.bs", format!("{bs} bytes exceed the drive's logical capacity of {logical_bytes} bytes"));
+            } else if size > logical_bytes {
+                err("workload.jobs.size", format!("{size} bytes exceed the drive's logical capacity of {logical_bytes} bytes"));
+            } else if size > 0 && size < bs {
+                err("workload.jobs.size", format!("must be 0 (the whole drive) or at least workload.jobs.bs ({size} < {bs})"));
+            } else {
+                let region = (if size == 0 { logical_bytes } else { size }) / bs * bs;
+                let last = jobs.numjobs as u64 - 1;
+                let end = last as u128 * inc as u128 + region as u128;
+                if end > logical_bytes as u128 {
+                    err(
+                        "workload.jobs.offset_increment",
+                        format!(
+                            "job {last}'s area ends at byte {end} ({last} x offset_increment {inc} + size {region}{}), past the drive's logical capacity of {logical_bytes} bytes; lower workload.jobs.numjobs, workload.jobs.size or workload.jobs.offset_increment",
+                            if size == 0 {
+                                " for size = 0, the whole drive"
+                            } else if size != region {
+                                " after rounding down to bs"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                }
+            }
+        }
         let path = r.str("workload.trace.path").to_string();
         if kind == "trace" && path.is_empty() {
             err("workload.trace.path", "workload.kind is \"trace\" but no trace file is given".into());

@@ -44,12 +44,26 @@ pub trait Workload: Send {
     fn on_complete(&mut self, _job: u32, _now: Time) -> Option<HostRequest> {
         None
     }
+    /// Drop the first `n` requests without simulating them (`workload.skip`); returns how many
+    /// were dropped (fewer if the workload ran out). Streams drop the head of their stream.
+    fn skip(&mut self, n: u64) -> Result<u64, TraceError> {
+        let mut done = 0;
+        while done < n && self.next_request()?.is_some() {
+            done += 1;
+        }
+        Ok(done)
+    }
 }
 
-/// Skip, limit, time scaling and the fold check, around any source.
+/// Skip, limit, time scaling and the fold check, around any source. Skip and limit apply to
+/// every request the workload issues: closed-loop jobs skip inside the source (their first
+/// requests, before any starts) and the limit also holds for requests issued on completions.
 pub struct Shaped {
     inner: Box<dyn Workload>,
+    /// Requests still to skip before the first one is handed on (done once, on the first call).
     skip: u64,
+    skip_pending: bool,
+    skipped: u64,
     max: u64,
     scale: f64,
     base: Option<Time>,
@@ -64,6 +78,8 @@ impl Shaped {
         Shaped {
             inner,
             skip: w.skip,
+            skip_pending: w.skip > 0,
+            skipped: 0,
             max: w.max_requests,
             scale: w.time_scale,
             base: None,
@@ -72,17 +88,19 @@ impl Shaped {
             file,
         }
     }
+
+    fn limit_reached(&self) -> bool {
+        self.max > 0 && self.emitted >= self.max
+    }
 }
 
 impl Workload for Shaped {
     fn next_request(&mut self) -> Result<Option<HostRequest>, TraceError> {
-        while self.skip > 0 {
-            if self.inner.next_request()?.is_none() {
-                return Ok(None);
-            }
-            self.skip -= 1;
+        if self.skip_pending {
+            self.skip_pending = false;
+            self.skipped = self.inner.skip(self.skip)?;
         }
-        if self.max > 0 && self.emitted >= self.max {
+        if self.limit_reached() {
             return Ok(None);
         }
         let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
@@ -115,10 +133,15 @@ impl Workload for Shaped {
     fn describe(&self) -> Value {
         let mut d = self.inner.describe();
         d["emitted"] = json!(self.emitted);
+        d["skipped"] = json!(self.skipped);
         d
     }
     fn on_complete(&mut self, job: u32, now: Time) -> Option<HostRequest> {
-        // Closed-loop jobs count their own requests; skip and time scale apply to streams only.
+        // Closed-loop jobs: their arrival times follow completions (no time scale), and their
+        // areas lie inside the logical space (checked by the configuration).
+        if self.limit_reached() {
+            return None;
+        }
         self.inner.on_complete(job, now).inspect(|_| self.emitted += 1)
     }
 }
