@@ -1,6 +1,6 @@
 //! Workloads yield host requests in arrival order: a replayed trace or the synthetic generator.
-//! [`Shaped`] applies the options common to both (skip, limit, time scale, the fold check), so each
-//! source only produces records.
+//! [`Shaped`] applies the options common to both (skip, limit, time scale, the fold check and
+//! count), so each source only produces records.
 
 mod closed_loop;
 mod replay;
@@ -55,7 +55,7 @@ pub trait Workload: Send {
     }
 }
 
-/// Skip, limit, time scaling and the fold check, around any source. Skip and limit apply to
+/// Skip, limit, time scaling and the fold check and count, around any source. Skip and limit apply to
 /// every request the workload issues: closed-loop jobs skip inside the source (their first
 /// requests, before any starts) and the limit also holds for requests issued on completions.
 pub struct Shaped {
@@ -68,7 +68,12 @@ pub struct Shaped {
     scale: f64,
     base: Option<Time>,
     emitted: u64,
-    fold_error_bytes: Option<u64>,
+    /// The drive's logical capacity: a request ending past it is folded (or an error).
+    logical_bytes: u64,
+    fold_error: bool,
+    /// Requests that reach past the logical capacity, which the simulator folds (`workload.fold
+    /// = "modulo"`: lpn mod logical_pages).
+    folded: u64,
     file: String,
 }
 
@@ -84,13 +89,22 @@ impl Shaped {
             scale: w.time_scale,
             base: None,
             emitted: 0,
-            fold_error_bytes: (!w.fold_modulo).then(|| s.logical_bytes()),
+            logical_bytes: s.logical_bytes(),
+            fold_error: !w.fold_modulo,
+            folded: 0,
             file,
         }
     }
 
     fn limit_reached(&self) -> bool {
         self.max > 0 && self.emitted >= self.max
+    }
+
+    /// Does the request reach past the logical capacity (so the simulator folds some of its pages)?
+    /// Flushes carry no address. Trace readers guarantee that offset + len does not overflow.
+    #[inline]
+    fn past_end(&self, r: &HostRequest) -> bool {
+        r.offset + r.len > self.logical_bytes && matches!(r.op, Op::Read | Op::Write | Op::Trim)
     }
 }
 
@@ -107,18 +121,20 @@ impl Workload for Shaped {
         let base = *self.base.get_or_insert(r.arrival);
         let rel = r.arrival - base;
         r.arrival = if self.scale == 1.0 { rel } else { (rel as f64 * self.scale).round() as u64 };
-        if let Some(cap) = self.fold_error_bytes {
-            if r.offset + r.len > cap && matches!(r.op, Op::Read | Op::Write | Op::Trim) {
+        if self.past_end(&r) {
+            if self.fold_error {
                 return Err(TraceError {
                     file: self.file.clone(),
                     line: r.line,
                     message: format!(
-                        "bytes {}..{} lie beyond the drive's logical capacity of {cap} bytes (workload.fold = \"error\"; use \"modulo\" to fold)",
+                        "bytes {}..{} lie beyond the drive's logical capacity of {} bytes (workload.fold = \"error\"; use \"modulo\" to fold)",
                         r.offset,
-                        r.offset + r.len
+                        r.offset + r.len,
+                        self.logical_bytes
                     ),
                 });
             }
+            self.folded += 1;
         }
         self.emitted += 1;
         Ok(Some(r))
@@ -134,6 +150,7 @@ impl Workload for Shaped {
         let mut d = self.inner.describe();
         d["emitted"] = json!(self.emitted);
         d["skipped"] = json!(self.skipped);
+        d["folded"] = json!(self.folded);
         d
     }
     fn on_complete(&mut self, job: u32, now: Time) -> Option<HostRequest> {
@@ -142,7 +159,13 @@ impl Workload for Shaped {
         if self.limit_reached() {
             return None;
         }
-        self.inner.on_complete(job, now).inspect(|_| self.emitted += 1)
+        let r = self.inner.on_complete(job, now)?;
+        debug_assert!(!self.past_end(&r), "a job's area lies inside the logical space");
+        if self.past_end(&r) {
+            self.folded += 1;
+        }
+        self.emitted += 1;
+        Some(r)
     }
 }
 
