@@ -222,14 +222,21 @@ def _trace(args: argparse.Namespace) -> int:
             print(f"{name:32} {p.source:32} reads {p.read_fraction:6.1%}  {targets}")
         return EXIT_OK
     if args.trace_command == "synth":
+        # Every failure is one line and exit 2; write_trace writes a temporary file and renames
+        # it, so nothing is left at the output path (or beside it) on error.
         try:
             prof = profiles.get(args.profile)
+            sets = prof.sets(args.requests, args.seed)
         except KeyError as e:
-            raise _core.ConfigError(str(e.args[0])) from None
+            raise ValueError(f"trace synth: {e.args[0]}") from None
+        except ValueError as e:
+            raise ValueError(f"trace synth: {e}") from None
         header = [f"flashsched synthetic trace: profile={prof.name} seed={args.seed} (not real data; {prof.source})",
                   "format: MQSim ASCII (time_ns device lsa size_sectors type; 1 = read, 0 = write)"]
-        n = _core.write_trace([("preset", "bench8x8", "preset bench8x8")], prof.sets(args.requests, args.seed),
-                              str(args.output), header)
+        try:
+            n = _core.write_trace([("preset", "bench8x8", "preset bench8x8")], sets, str(args.output), header)
+        except (_core.ConfigError, _core.TraceError) as e:
+            raise ValueError(f"trace synth: {'; '.join(str(e).splitlines())}") from None
         print(f"wrote {n:,} requests to {args.output}", file=sys.stderr)
         return EXIT_OK
     stats = trace_stats(args.file, args.format, args.device, args.blkparse_action)

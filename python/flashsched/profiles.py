@@ -46,10 +46,14 @@ class Profile:
     notes: str = ""
 
     def sets(self, requests: int | None = None, seed: int | None = None) -> list[str]:
-        """``--set`` assignments that make this workload."""
+        """``--set`` assignments that make this workload (``requests`` defaults to the published
+        count). Raises ValueError for a request count below 1 or a negative seed."""
+        _check_int("requests", self.requests if requests is None else requests, 1)
+        if seed is not None:
+            _check_int("seed", seed, 0)
         s = [
             'workload.kind="synthetic"',
-            f"workload.synthetic.requests={requests or self.requests}",
+            f"workload.synthetic.requests={self.requests if requests is None else requests}",
             f"workload.synthetic.read_ratio={self.read_fraction!r}",
             f'workload.synthetic.arrival="{self.arrival}"',
             f'workload.synthetic.interarrival="{self.interarrival_ns}ns"',
@@ -70,6 +74,16 @@ class Profile:
         if seed is not None:
             s.append(f"seed={seed}")
         return s
+
+
+def _check_int(what: str, value: int, least: int) -> None:
+    most = 2**63 - 1  # the config's integers are signed 64-bit
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"--{what} must be an integer (got {value!r})")
+    if value < least:
+        raise ValueError(f"--{what} must be at least {least} (got {value})")
+    if value > most:
+        raise ValueError(f"--{what} must be at most {most} (got {value})")
 
 
 def _round512(x: float) -> int:

@@ -65,6 +65,11 @@ def test_impossible_geometry(tmp_path: Path) -> None:
     p = cli("run", "--preset", "tiny", *SYNTH, "--set", "device.geometry.blocks_per_plane=16777216",
             "--set", "device.geometry.pages_per_block=65535")
     assert p.returncode == 2 and "pages; at most" in p.stderr
+    # No logical page left (it used to panic on a division by zero): a config error with its key.
+    p = cli("run", "--preset", "tiny", *SYNTH, "--set", "device.geometry.blocks_per_plane=4",
+            "--set", "device.geometry.pages_per_block=1", "--set", "ftl.overprovisioning=0.9")
+    assert p.returncode == 2, p.stderr
+    assert "ftl.overprovisioning: leaves no logical page" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_bad_trace_lines_name_file_and_line(tmp_path: Path) -> None:
@@ -73,6 +78,9 @@ def test_bad_trace_lines_name_file_and_line(tmp_path: Path) -> None:
         "zero.trace": (["0 0 8 8 1", "10 0 8 0 0"], ":2: size \"0\" is not a positive integer"),
         "truncated.trace": (["0 0 8 8 1", "5 0 8 8 1", "10 0 8"], ":3: expected 5 fields"),
         "malformed.trace": (["0 0 8 8 1", "x 0 8 8 1"], ":2: time \"x\""),
+        # 2^55 - 1 sectors: the extent ends past 2^64 bytes (it used to wrap and "complete").
+        "wrapping.trace": (["0 0 8 8 1", "10 0 36028797018963967 16 1"],
+                           ":2: offset 18446744073709551104 + length 8192 bytes runs past the largest byte address"),
     }
     for name, (lines, message) in cases.items():
         trace = write_trace(tmp_path / name, lines)
@@ -125,6 +133,33 @@ def test_trace_stats_on_generated_trace(tmp_path: Path) -> None:
     assert (s["requests"], s["reads"], s["writes"], s["format"]) == (3, 1, 2, "mqsim")
     assert s["interarrival_ns"]["mean"] == 1500
     assert "requests" in cli("trace", "stats", str(trace)).stdout
+
+
+def test_trace_synth_errors_are_one_line_exit_2_and_write_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "t.trace"
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    under_a_file = not_a_dir / "t.trace"
+    cases = [
+        (["nope/x", "-o", str(out)], "unknown trace profile 'nope/x'"),
+        (["vios2016/src", "-o", str(out), "--requests", "0"], "--requests must be at least 1 (got 0)"),
+        (["vios2016/src", "-o", str(out), "--requests", "-3"], "--requests must be at least 1 (got -3)"),
+        (["vios2016/src", "-o", str(out), "--requests", "5", "--seed", "-1"], "--seed must be"),
+        (["vios2016/src", "-o", str(out), "--requests", str(2**70)], "--requests must be at most"),
+        (["vios2016/src", "-o", str(under_a_file), "--requests", "5"], f"cannot write {under_a_file}: "),
+        (["vios2016/src", "-o", str(tmp_path), "--requests", "5"], f"cannot write {tmp_path}: it is a directory"),
+    ]
+    for args, message in cases:
+        p = cli("trace", "synth", *args)
+        assert p.returncode == 2, (args, p.stderr)
+        assert message in p.stderr, (args, p.stderr)
+        assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, (args, p.stderr)
+    assert list(tmp_path.iterdir()) == [not_a_dir], "no output or temporary file is left behind"
+    assert not list(tmp_path.parent.glob(f".{tmp_path.name}.tmp*")), "no temporary file beside the directory"
+    out = tmp_path / "new" / "t.trace"  # parent directories are created, as for every output
+    p = cli("trace", "synth", "vios2016/src", "-o", str(out), "--requests", "7", "--seed", "0")
+    assert p.returncode == 0, p.stderr
+    assert len([l for l in out.read_text().splitlines() if not l.startswith("#")]) == 7
 
 
 def test_demo(tmp_path: Path) -> None:

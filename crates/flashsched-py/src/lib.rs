@@ -189,42 +189,56 @@ fn trace_stats(py: Python<'_>, path: String, format: &str, device: Option<u64>, 
 }
 
 /// Write the configured workload as an MQSim ASCII trace (`time_ns device lsa sectors type`),
-/// atomically, with `header` as leading `#` comment lines. Returns the number of requests.
+/// atomically (missing parent directories are created), with `header` as leading `#` comment
+/// lines. Returns the number of requests. Raises ConfigError, TraceError (the workload), or OSError naming `path`; on any error nothing is
+/// left at `path` or beside it.
 #[pyfunction]
 #[pyo3(signature = (sources, sets, path, header))]
 fn write_trace(py: Python<'_>, sources: Vec<(String, String, String)>, sets: Vec<String>, path: String, header: Vec<String>) -> PyResult<u64> {
     use std::io::Write;
+    enum Fail {
+        Trace(trace::TraceError),
+        Io(String),
+    }
     let s = settings(py, sources, sets)?;
-    let r: Result<u64, String> = py.allow_threads(|| {
+    let r: Result<u64, Fail> = py.allow_threads(|| {
         let target = Path::new(&path);
+        let cannot = |e: &dyn std::fmt::Display| Fail::Io(format!("cannot write {}: {e}", target.display()));
+        if target.is_dir() {
+            return Err(cannot(&"it is a directory"));
+        }
         let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let tmp = dir.join(format!(".{}.tmp{}", target.file_name().and_then(|n| n.to_str()).unwrap_or("trace"), std::process::id()));
-        let write = || -> Result<u64, String> {
-            let mut w = flashsched::workload::build(&s).map_err(|e| e.to_string())?;
-            let f = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+        let write = || -> Result<u64, Fail> {
+            let mut w = flashsched::workload::build(&s).map_err(Fail::Trace)?;
+            // Like every other output: missing parent directories are created.
+            std::fs::create_dir_all(dir).map_err(|e| cannot(&e))?;
+            let f = std::fs::File::create(&tmp).map_err(|e| cannot(&e))?;
             let mut out = std::io::BufWriter::new(f);
-            let io = |e: std::io::Error| e.to_string();
             for h in &header {
-                writeln!(out, "# {h}").map_err(io)?;
+                writeln!(out, "# {h}").map_err(|e| cannot(&e))?;
             }
             let mut n = 0u64;
-            while let Some(r) = w.next_request().map_err(|e| e.to_string())? {
+            while let Some(r) = w.next_request().map_err(Fail::Trace)? {
                 let kind = match r.op {
                     flashsched::trace::Op::Read => 1,
                     _ => 0,
                 };
-                writeln!(out, "{} 0 {} {} {}", r.arrival, r.offset / 512, r.len.div_ceil(512), kind).map_err(io)?;
+                writeln!(out, "{} 0 {} {} {}", r.arrival, r.offset / 512, r.len.div_ceil(512), kind).map_err(|e| cannot(&e))?;
                 n += 1;
             }
-            out.flush().map_err(io)?;
-            std::fs::rename(&tmp, target).map_err(|e| format!("{}: {e}", target.display()))?;
+            out.into_inner().map_err(|e| cannot(&e.into_error()))?;
+            std::fs::rename(&tmp, target).map_err(|e| cannot(&e))?;
             Ok(n)
         };
         write().inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
         })
     });
-    r.map_err(|e| FlashschedError::new_err(e))
+    r.map_err(|e| match e {
+        Fail::Trace(e) => trace_err(py, e),
+        Fail::Io(m) => pyo3::exceptions::PyOSError::new_err(m),
+    })
 }
 
 #[pyfunction]

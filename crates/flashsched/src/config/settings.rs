@@ -470,6 +470,17 @@ impl Settings {
                     ),
                 );
             }
+            // Every address is folded modulo the logical pages: there must be at least one.
+            if logical_pages_of(&geometry, op) == 0 {
+                err(
+                    "ftl.overprovisioning",
+                    format!(
+                        "leaves no logical page: floor({} physical pages x (1 - {op})) rounded down to a multiple of {} planes is 0; lower over-provisioning or add pages",
+                        geometry.pages(),
+                        geometry.planes()
+                    ),
+                );
+            }
         }
 
         let device = r.int("workload.trace.device");
@@ -539,6 +550,38 @@ impl Settings {
             err("workload.synthetic.size_max", "must be below 4GiB".into());
         }
         let kind = r.str("workload.kind").to_string();
+        let logical_bytes = if total_pages < u32::MAX as u128 && ps > 0 { logical_pages_of(&geometry, op) * ps } else { 0 };
+        if kind == "jobs" && logical_bytes > 0 && jobs.bs > 0 && jobs.bs % 512 == 0 {
+            // Job j addresses [j x offset_increment, j x offset_increment + region), region = size (or
+            // the logical space) rounded down to bs: all of it must lie inside the logical space.
+            let (bs, size, inc) = (jobs.bs, jobs.size, jobs.offset_increment);
+            if bs > logical_bytes {
+                err("workload.jobs.bs", format!("{bs} bytes exceed the drive's logical capacity of {logical_bytes} bytes"));
+            } else if size > logical_bytes {
+                err("workload.jobs.size", format!("{size} bytes exceed the drive's logical capacity of {logical_bytes} bytes"));
+            } else if size > 0 && size < bs {
+                err("workload.jobs.size", format!("must be 0 (the whole drive) or at least workload.jobs.bs ({size} < {bs})"));
+            } else {
+                let region = (if size == 0 { logical_bytes } else { size }) / bs * bs;
+                let last = jobs.numjobs as u64 - 1;
+                let end = last as u128 * inc as u128 + region as u128;
+                if end > logical_bytes as u128 {
+                    err(
+                        "workload.jobs.offset_increment",
+                        format!(
+                            "job {last}'s area ends at byte {end} ({last} x offset_increment {inc} + size {region}{}), past the drive's logical capacity of {logical_bytes} bytes; lower workload.jobs.numjobs, workload.jobs.size or workload.jobs.offset_increment",
+                            if size == 0 {
+                                " for size = 0, the whole drive"
+                            } else if size != region {
+                                " after rounding down to bs"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                }
+            }
+        }
         let path = r.str("workload.trace.path").to_string();
         if kind == "trace" && path.is_empty() {
             err("workload.trace.path", "workload.kind is \"trace\" but no trace file is given".into());
@@ -582,10 +625,7 @@ impl Settings {
     /// Logical pages the host can address: physical pages less over-provisioning, rounded down to
     /// a multiple of the number of planes so static allocation gives every plane the same share.
     pub fn logical_pages(&self) -> u64 {
-        let phys = self.geometry.pages();
-        let planes = self.geometry.planes() as u64;
-        let l = (phys as f64 * (1.0 - self.ftl.overprovisioning)).floor() as u64;
-        (l / planes) * planes
+        logical_pages_of(&self.geometry, self.ftl.overprovisioning)
     }
 
     pub fn logical_bytes(&self) -> u64 {
@@ -596,6 +636,13 @@ impl Settings {
     pub fn gc_floor_blocks(&self) -> u32 {
         gc_floor_blocks(self.ftl.gc_threshold, self.geometry.blocks_per_plane)
     }
+}
+
+/// floor(physical pages x (1 - overprovisioning)), rounded down to a multiple of the planes.
+fn logical_pages_of(g: &Geometry, overprovisioning: f64) -> u64 {
+    let planes = g.planes() as u64;
+    let l = (g.pages() as f64 * (1.0 - overprovisioning)).floor() as u64;
+    (l / planes) * planes
 }
 
 /// max(2, ceil(threshold x blocks_per_plane)): at least one block for GC's own writes plus one.
@@ -643,6 +690,22 @@ mod tests {
         o.set("ftl.allocation.order=CWPP").unwrap();
         let s = Settings::from_options(&o).unwrap_err().to_string();
         assert!(s.contains("did you mean"), "{s}");
+    }
+
+    /// 8 planes of 4 one-page blocks with 90% over-provisioning: 3.2 logical pages, rounded down to
+    /// a multiple of 8 planes is 0. The GC floor (2 blocks) is met, so only the new check catches it.
+    #[test]
+    fn no_logical_page_left_is_a_config_error() {
+        let mut o = Options::from_preset("tiny").unwrap();
+        for set in ["device.geometry.blocks_per_plane=4", "device.geometry.pages_per_block=1", "ftl.overprovisioning=0.9"] {
+            o.set(set).unwrap();
+        }
+        let e = match Settings::from_options(&o) {
+            Ok(_) => panic!("a drive with no logical page is accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(e.contains("--set: ftl.overprovisioning: leaves no logical page"), "{e}");
+        assert!(e.contains("32 physical pages"), "{e}");
     }
 
     #[test]

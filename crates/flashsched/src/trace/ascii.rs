@@ -56,8 +56,8 @@ impl LineParser for Ascii {
         Ok(Some(RawRecord {
             time_ns,
             op,
-            offset: sector.checked_mul(512).ok_or("block number too large")?,
-            len: count.checked_mul(512).ok_or("size too large")?,
+            offset: sector.checked_mul(512).ok_or_else(|| format!("block {sector} is too large (its byte offset exceeds 2^64 - 1)"))?,
+            len: count.checked_mul(512).ok_or_else(|| format!("size {count} is too large (its byte length exceeds 2^64 - 1)"))?,
             device: parse_u64(f[1], "device")?,
         }))
     }

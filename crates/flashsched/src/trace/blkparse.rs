@@ -59,7 +59,9 @@ impl LineParser for Blkparse {
         }
         let sector = parse_u64(f[7], "sector")?;
         let n = parse_size(f[9], "nblocks")?;
-        Ok(Some(RawRecord { time_ns, op, offset: sector * 512, len: n * 512, device: minor }))
+        let offset = sector.checked_mul(512).ok_or_else(|| format!("sector {sector} is too large (its byte offset exceeds 2^64 - 1)"))?;
+        let len = n.checked_mul(512).ok_or_else(|| format!("nblocks {n} is too large (its byte length exceeds 2^64 - 1)"))?;
+        Ok(Some(RawRecord { time_ns, op, offset, len, device: minor }))
     }
 }
 

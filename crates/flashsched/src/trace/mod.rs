@@ -190,6 +190,14 @@ impl TraceReader {
                 Ok(None) => continue,
                 Err(m) => return Err(self.error(m)),
             };
+            // Checked here, for every format: an extent that wraps past 2^64 would make no
+            // transactions downstream and silently "complete".
+            if rec.offset.checked_add(rec.len).is_none() {
+                return Err(self.error(format!(
+                    "offset {} + length {} bytes runs past the largest byte address (2^64 - 1)",
+                    rec.offset, rec.len
+                )));
+            }
             if let Some(d) = self.device {
                 if rec.device != d {
                     continue;
@@ -328,6 +336,55 @@ mod tests {
         assert_eq!(parse_scaled("12", 6, "t").unwrap(), 12_000_000);
         assert!(parse_scaled("-1", 6, "t").is_err());
         assert!(parse_scaled("x", 6, "t").is_err());
+    }
+
+    /// Every reader, given a line whose extent does not fit in 64 bits (after a good first line),
+    /// stops at that line with the file and line number, instead of handing on a wrapped request.
+    #[test]
+    fn extents_past_2_pow_64_are_rejected_with_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("flashsched-wrap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // 2^55 - 1 sectors of 512 bytes end 512 bytes below 2^64; 2^55 sectors are past it.
+        let near = (1u64 << 55) - 1;
+        let past = 1u64 << 55;
+        let max = u64::MAX;
+        let cases: Vec<(TraceFormat, String, &str)> = vec![
+            (TraceFormat::Msr, format!("0,hm,0,Read,0,4096,1\n1,hm,0,Write,{max},4096,1\n"), "runs past the largest byte address"),
+            (TraceFormat::Spc, format!("0,0,4096,r,0.0\n0,{near},4096,w,0.1\n"), "runs past the largest byte address"),
+            (TraceFormat::Spc, format!("0,0,4096,r,0.0\n0,{past},4096,w,0.1\n"), "is too large"),
+            (
+                TraceFormat::Blkparse,
+                format!("8,16 0 1 0.000001 1 Q R 0 + 8 [a]\n8,16 0 2 0.000002 1 Q W {near} + 16 [a]\n"),
+                "runs past the largest byte address",
+            ),
+            (TraceFormat::Blkparse, format!("8,16 0 1 0.000001 1 Q R 0 + 8 [a]\n8,16 0 2 0.000002 1 Q W {past} + 8 [a]\n"), "sector"),
+            (TraceFormat::Blkparse, format!("8,16 0 1 0.000001 1 Q R 0 + 8 [a]\n8,16 0 2 0.000002 1 Q W 0 + {past} [a]\n"), "nblocks"),
+            (TraceFormat::Disksim, format!("0.0 0 0 8 1\n0.5 0 {near} 16 0\n"), "runs past the largest byte address"),
+            (TraceFormat::Mqsim, format!("0 0 0 8 1\n500 0 {near} 16 0\n"), "runs past the largest byte address"),
+            (TraceFormat::Mqsim, format!("0 0 0 8 1\n500 0 {past} 16 0\n"), "block"),
+            (TraceFormat::Fio, format!("fio version 2 iolog\n/dev/sdb read 0 4096\n/dev/sdb write {} 4096\n", max - 100), "runs past the largest byte address"),
+            (TraceFormat::Fio, format!("fio version 3 iolog\n1 /dev/sdb trim 0 4096\n2 /dev/sdb trim 4096 {max}\n"), "runs past the largest byte address"),
+        ];
+        let mut failures = Vec::new();
+        for (i, (format, text, message)) in cases.into_iter().enumerate() {
+            let path = dir.join(format!("case{i}.{}", format.name()));
+            std::fs::write(&path, &text).unwrap();
+            let mut r = TraceReader::open(&path, format.clone(), None, 'Q').unwrap();
+            let bad_line = text.lines().count() as u64;
+            let result = loop {
+                match r.next_record() {
+                    Ok(Some(_)) => continue,
+                    other => break other,
+                }
+            };
+            let prefix = format!("{}:{bad_line}: ", path.display());
+            match result {
+                Err(e) if e.to_string().starts_with(&prefix) && e.to_string().contains(message) => {}
+                other => failures.push(format!("{} case {i}: expected \"{prefix}...{message}...\", got {other:?}", format.name())),
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
 
     #[test]

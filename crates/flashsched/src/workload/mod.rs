@@ -1,6 +1,6 @@
 //! Workloads yield host requests in arrival order: a replayed trace or the synthetic generator.
-//! [`Shaped`] applies the options common to both (skip, limit, time scale, the fold check), so each
-//! source only produces records.
+//! [`Shaped`] applies the options common to both (skip, limit, time scale, the fold check and
+//! count), so each source only produces records.
 
 mod closed_loop;
 mod replay;
@@ -44,17 +44,36 @@ pub trait Workload: Send {
     fn on_complete(&mut self, _job: u32, _now: Time) -> Option<HostRequest> {
         None
     }
+    /// Drop the first `n` requests without simulating them (`workload.skip`); returns how many
+    /// were dropped (fewer if the workload ran out). Streams drop the head of their stream.
+    fn skip(&mut self, n: u64) -> Result<u64, TraceError> {
+        let mut done = 0;
+        while done < n && self.next_request()?.is_some() {
+            done += 1;
+        }
+        Ok(done)
+    }
 }
 
-/// Skip, limit, time scaling and the fold check, around any source.
+/// Skip, limit, time scaling and the fold check and count, around any source. Skip and limit apply to
+/// every request the workload issues: closed-loop jobs skip inside the source (their first
+/// requests, before any starts) and the limit also holds for requests issued on completions.
 pub struct Shaped {
     inner: Box<dyn Workload>,
+    /// Requests still to skip before the first one is handed on (done once, on the first call).
     skip: u64,
+    skip_pending: bool,
+    skipped: u64,
     max: u64,
     scale: f64,
     base: Option<Time>,
     emitted: u64,
-    fold_error_bytes: Option<u64>,
+    /// The drive's logical capacity: a request ending past it is folded (or an error).
+    logical_bytes: u64,
+    fold_error: bool,
+    /// Requests that reach past the logical capacity, which the simulator folds (`workload.fold
+    /// = "modulo"`: lpn mod logical_pages).
+    folded: u64,
     file: String,
 }
 
@@ -64,43 +83,58 @@ impl Shaped {
         Shaped {
             inner,
             skip: w.skip,
+            skip_pending: w.skip > 0,
+            skipped: 0,
             max: w.max_requests,
             scale: w.time_scale,
             base: None,
             emitted: 0,
-            fold_error_bytes: (!w.fold_modulo).then(|| s.logical_bytes()),
+            logical_bytes: s.logical_bytes(),
+            fold_error: !w.fold_modulo,
+            folded: 0,
             file,
         }
+    }
+
+    fn limit_reached(&self) -> bool {
+        self.max > 0 && self.emitted >= self.max
+    }
+
+    /// Does the request reach past the logical capacity (so the simulator folds some of its pages)?
+    /// Flushes carry no address. Trace readers guarantee that offset + len does not overflow.
+    #[inline]
+    fn past_end(&self, r: &HostRequest) -> bool {
+        r.offset + r.len > self.logical_bytes && matches!(r.op, Op::Read | Op::Write | Op::Trim)
     }
 }
 
 impl Workload for Shaped {
     fn next_request(&mut self) -> Result<Option<HostRequest>, TraceError> {
-        while self.skip > 0 {
-            if self.inner.next_request()?.is_none() {
-                return Ok(None);
-            }
-            self.skip -= 1;
+        if self.skip_pending {
+            self.skip_pending = false;
+            self.skipped = self.inner.skip(self.skip)?;
         }
-        if self.max > 0 && self.emitted >= self.max {
+        if self.limit_reached() {
             return Ok(None);
         }
         let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
         let base = *self.base.get_or_insert(r.arrival);
         let rel = r.arrival - base;
         r.arrival = if self.scale == 1.0 { rel } else { (rel as f64 * self.scale).round() as u64 };
-        if let Some(cap) = self.fold_error_bytes {
-            if r.offset + r.len > cap && matches!(r.op, Op::Read | Op::Write | Op::Trim) {
+        if self.past_end(&r) {
+            if self.fold_error {
                 return Err(TraceError {
                     file: self.file.clone(),
                     line: r.line,
                     message: format!(
-                        "bytes {}..{} lie beyond the drive's logical capacity of {cap} bytes (workload.fold = \"error\"; use \"modulo\" to fold)",
+                        "bytes {}..{} lie beyond the drive's logical capacity of {} bytes (workload.fold = \"error\"; use \"modulo\" to fold)",
                         r.offset,
-                        r.offset + r.len
+                        r.offset + r.len,
+                        self.logical_bytes
                     ),
                 });
             }
+            self.folded += 1;
         }
         self.emitted += 1;
         Ok(Some(r))
@@ -115,11 +149,23 @@ impl Workload for Shaped {
     fn describe(&self) -> Value {
         let mut d = self.inner.describe();
         d["emitted"] = json!(self.emitted);
+        d["skipped"] = json!(self.skipped);
+        d["folded"] = json!(self.folded);
         d
     }
     fn on_complete(&mut self, job: u32, now: Time) -> Option<HostRequest> {
-        // Closed-loop jobs count their own requests; skip and time scale apply to streams only.
-        self.inner.on_complete(job, now).inspect(|_| self.emitted += 1)
+        // Closed-loop jobs: their arrival times follow completions (no time scale), and their
+        // areas lie inside the logical space (checked by the configuration).
+        if self.limit_reached() {
+            return None;
+        }
+        let r = self.inner.on_complete(job, now)?;
+        debug_assert!(!self.past_end(&r), "a job's area lies inside the logical space");
+        if self.past_end(&r) {
+            self.folded += 1;
+        }
+        self.emitted += 1;
+        Some(r)
     }
 }
 

@@ -16,6 +16,9 @@ pub struct Synthetic {
     p: SyntheticSettings,
     rng: Rng,
     slots: u64,
+    /// Bytes of the address range actually used: `range` (0: the logical space), at most the
+    /// logical space, rounded down to `align`.
+    range: u64,
     stride: u64,
     zipf: Option<Zipf<f64>>,
     now: f64,
@@ -30,6 +33,7 @@ impl Synthetic {
         let p = s.workload.synthetic.clone();
         let range = if p.range_bytes == 0 { s.logical_bytes() } else { p.range_bytes.min(s.logical_bytes()) };
         let slots = (range / p.align_bytes).max(1);
+        let range = slots * p.align_bytes;
         // Scatter zipf ranks over the range with a multiplier coprime to the slot count (a
         // bijection), so the hottest slots are not all at the start of the drive.
         let mut stride = 0x9E37_79B9u64 % slots.max(2);
@@ -42,6 +46,7 @@ impl Synthetic {
             p,
             rng: rng::stream(s.seed, "workload.synthetic"),
             slots,
+            range,
             stride: stride.max(1),
             zipf,
             now: 0.0,
@@ -160,6 +165,7 @@ impl Workload for Synthetic {
             "arrival": self.p.arrival,
             "address": self.p.address,
             "read_ratio": self.p.read_ratio,
+            "range_bytes": self.range,
             "profile": self.p.profile,
         })
     }

@@ -148,3 +148,35 @@ fn every_host_policy_completes_every_shared_trace() {
         }
     }
 }
+
+/// `workload.folded` counts the requests that reach past the logical capacity (whose pages the
+/// simulator folds), `workload.skipped` those dropped by `workload.skip`; both in the output.
+#[test]
+fn folded_and_skipped_requests_are_counted() {
+    let s = config::load(Some("tiny"), None, &[]).unwrap();
+    let cap = s.logical_bytes(); // 7168 pages of 4 KiB
+    assert_eq!(cap, 7168 * 4096);
+    let w = |t: u64, offset: u64, bytes: u64| super::req(t, offset, bytes, false);
+    let lines = vec![
+        w(0, cap + 4096, 4096),       // skipped (past the end, but never simulated)
+        w(1000, 0, 8192),             // inside
+        w(2000, cap - 4096, 8192),    // straddles the end: folded (pages 7167 and 0)
+        w(3000, cap, 4096),           // entirely past the end: folded (page 0)
+        w(4000, cap - 8192, 8192),    // ends exactly at the end: inside (pages 7166, 7167)
+        w(5000, 2 * cap + 4096, 4096), // folded twice over: page 1
+        w(6000, 3 * cap, 4096),       // beyond max_requests: never read
+    ];
+    let r = super::run_lines("tiny", "fold.trace", &lines, &["workload.skip=1", "workload.max_requests=5"]);
+    let wl = &r.json["workload"];
+    assert_eq!((wl["skipped"].as_u64(), wl["emitted"].as_u64(), wl["folded"].as_u64()), (Some(1), Some(5), Some(3)), "{wl}");
+    assert_eq!(r.json["flashsched"]["requests_completed"], 5);
+    // The folded pages land where lpn mod 7168 puts them: pages 0, 1, 7166 and 7167 hold data.
+    assert_eq!(r.json["ssd"]["mapped_pages_end"], 4);
+    assert_eq!(r.json["ssd"]["host_pages_written"], 2 + 2 + 1 + 2 + 1);
+    // Nothing folds when every request fits, and a generated workload stays inside the drive.
+    let r = super::run_lines("tiny", "fits.trace", &lines[1..2], &[]);
+    assert_eq!((r.json["workload"]["folded"].as_u64(), r.json["workload"]["skipped"].as_u64()), (Some(0), Some(0)));
+    let s = config::load(Some("tiny"), None, &["workload.kind=synthetic".into(), "workload.synthetic.requests=500".into()]).unwrap();
+    let r = run(&s, &RunOptions::default(), &mut |_| true).unwrap();
+    assert_eq!(r.json["workload"]["folded"], 0);
+}
