@@ -3,10 +3,12 @@
 //! source only produces records.
 
 mod closed_loop;
+pub mod page_cache;
 mod replay;
 mod synthetic;
 
 pub use closed_loop::ClosedLoop;
+pub use page_cache::{Buffered, PageCacheSettings};
 pub use replay::Replay;
 pub use synthetic::Synthetic;
 
@@ -44,6 +46,23 @@ pub trait Workload: Send {
     fn on_complete(&mut self, _job: u32, _now: Time) -> Option<HostRequest> {
         None
     }
+    /// Request `req` of a closed-loop job (`req.job != NO_JOB`) completed at `now`: what the
+    /// simulator calls. The default hands the job to `on_complete`; workloads that must know which
+    /// request completed (a page cache's write-back) override it.
+    fn on_request_done(&mut self, req: &HostRequest, now: Time) -> Option<HostRequest> {
+        self.on_complete(req.job, now)
+    }
+    /// Further requests released at once (a burst of write-back), drained by the simulator after
+    /// every `on_request_done` and `on_wakeup`; each arrives at `max(arrival, now)`.
+    fn take_released(&mut self) -> Option<HostRequest> {
+        None
+    }
+    /// When the workload wants `on_wakeup` called (a timer of its own), if ever.
+    fn next_wakeup(&self) -> Option<Time> {
+        None
+    }
+    /// The time of `next_wakeup` came (or passed).
+    fn on_wakeup(&mut self, _now: Time) {}
 }
 
 /// Skip, limit, time scaling and the fold check, around any source.
@@ -121,6 +140,18 @@ impl Workload for Shaped {
         // Closed-loop jobs count their own requests; skip and time scale apply to streams only.
         self.inner.on_complete(job, now).inspect(|_| self.emitted += 1)
     }
+    fn on_request_done(&mut self, req: &HostRequest, now: Time) -> Option<HostRequest> {
+        self.inner.on_request_done(req, now).inspect(|_| self.emitted += 1)
+    }
+    fn take_released(&mut self) -> Option<HostRequest> {
+        self.inner.take_released().inspect(|_| self.emitted += 1)
+    }
+    fn next_wakeup(&self) -> Option<Time> {
+        self.inner.next_wakeup()
+    }
+    fn on_wakeup(&mut self, now: Time) {
+        self.inner.on_wakeup(now)
+    }
 }
 
 /// Build the configured workload. Errors name the trace file.
@@ -129,6 +160,7 @@ pub fn build(s: &Settings) -> Result<Box<dyn Workload>, TraceError> {
     let (inner, file): (Box<dyn Workload>, String) = match w.kind.as_str() {
         "trace" => (Box::new(Replay::open(s)?), w.trace.path.clone()),
         "synthetic" => (Box::new(Synthetic::new(s)), "synthetic".into()),
+        "jobs" if w.page_cache.buffered => (Box::new(Buffered::new(s)), "jobs".into()),
         "jobs" => (Box::new(ClosedLoop::new(s)), "jobs".into()),
         _ => {
             return Err(TraceError {
