@@ -323,6 +323,9 @@ impl PageCache {
         }
         self.turn = Some((fi, left - n));
         self.dirty -= n;
+        if self.dirty == 0 {
+            self.next_tick = None; // nothing dirty: the flusher sleeps until something is
+        }
         self.writeback += n;
         self.inflight += 1;
         Some((start * PAGE, n * PAGE))
@@ -355,6 +358,9 @@ impl PageCache {
         f.writeback += n_total;
         self.dirty -= n_total;
         self.writeback += n_total;
+        if self.dirty == 0 {
+            self.next_tick = None;
+        }
     }
 
     /// A write-back request of `len` bytes at `offset` completed; `flusher`: it was the flusher's.
