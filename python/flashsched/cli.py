@@ -100,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     rpd.add_argument("name", nargs="?", help="experiment name; --list shows them")
     rpd.add_argument("--list", action="store_true")
     rpd.add_argument("-o", "--output", type=Path)
-    rpd.add_argument("--requests", type=int, help="requests per workload (default: the paper's)")
+    rpd.add_argument("--requests", type=int, help="requests per workload, per job for closed-loop jobs (default: the experiment's)")
+    rpd.add_argument("--seeds", help="comma-separated seeds replacing the experiment's (e.g. 1,2)")
     rpd.add_argument("--workers", type=int)
     rpd.add_argument("--cluster")
     rpd.add_argument("-q", "--quiet", action="store_true")
@@ -334,8 +335,9 @@ def _reproduce(args: argparse.Namespace) -> int:
             print(f"{n:20} {reproduce.load(n).get('title', '')}")
         return EXIT_OK
     try:
+        seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else None
         out = reproduce.reproduce(args.name, args.output, requests=args.requests, workers=args.workers,
-                                  cluster=args.cluster, progress=not args.quiet)
+                                  cluster=args.cluster, progress=not args.quiet, seeds=seeds)
     except KeyError as e:
         raise _core.ConfigError(str(e.args[0])) from None
     import pandas as pd

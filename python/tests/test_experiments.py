@@ -149,9 +149,39 @@ def test_reproduce_vios_fifo_quick(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["pass-threads", "pass-erases"])
 def test_pass_reproductions_run(name: str, tmp_path: Path) -> None:
-    out = reproduce.reproduce(name, tmp_path / name, requests=100, workers=2, progress=False)
+    # A quick look: 100 operations per job, two seeds; pass-erases without its (slow) steady-state
+    # preconditioning.
+    grid = {"ftl.precondition.order": ["sequential"], "ftl.precondition.overwrites": [0.0]} if name == "pass-erases" else None
+    out = reproduce.reproduce(name, tmp_path / name, requests=100, workers=2, progress=False, seeds=[1, 2], grid=grid)
     table = pd.read_parquet(out / "results.parquet")
     assert (table["status"] == "ok").all() and set(table["host.scheduler"]) == {"noop", "deadline", "cfq", "as", "pass"}
+    assert set(table["seed"]) == {1, 2} and (table["host.queue_depth"] == 31).all()
+    # The set-up gives the host schedulers work: requests wait in the host queue.
+    assert (table["write_host_queue_mean_ns"] > 0).all()
     cmp = pd.read_csv(out / "comparison.csv")
     assert len(cmp) >= 3 and cmp["paper"].notna().any()
+    if name == "pass-threads":
+        assert (cmp["seeds"] == 2).all() and cmp["ci95"].notna().all()
+    else:  # without preconditioning a short run erases nothing: 0 / 0 is no value, not a ratio
+        assert cmp["seeds"].between(0, 2).all()
+    stats = pd.read_csv(out / "policy_stats.csv")
+    assert {"workload", "host.scheduler", "metric", "mean", "ci95", "seeds"} <= set(stats.columns)
     assert (out / "figure.pdf").exists() and "Paper vs. simulator" in (out / "report.html").read_text()
+
+
+def test_mean_ci_and_paired_gains() -> None:
+    mean, ci, n = reproduce.mean_ci([1.0, 2.0, 3.0])
+    assert (mean, n) == (2.0, 3) and abs(ci - 4.303 / 3 ** 0.5) < 1e-9  # sd 1, t(0.975, 2) = 4.303
+    assert reproduce.mean_ci([5.0])[1] != reproduce.mean_ci([5.0])[1]  # one value: no interval
+    # Two seeds, three policies: b is the best other by mean (110 vs 100); per-seed gains of t over
+    # b are +10% and -10%: mean 0, half-width 12.706 * sd(14.142) / sqrt(2) = 127.06.
+    rows = [{"workload": "w", "seed": s, "p": p, "m": v, "status": "ok"}
+            for s, vals in ((1, {"a": 100, "b": 100, "t": 110}), (2, {"a": 100, "b": 120, "t": 108})) for p, v in vals.items()]
+    exp = {"sweep": {}, "compare": {"kind": "gain_over_best", "metric": "m", "by": "p", "target": "t", "paper": {"w": 5.0}}}
+    cmp = reproduce.comparison(exp, pd.DataFrame(rows))
+    r = cmp.iloc[0]
+    assert r["best_other"] == "b" and r["flashsched"] == 0.0 and r["seeds"] == 2 and r["paper"] == 5.0
+    assert abs(r["ci95"] - 127.1) < 0.05
+    exp["compare"]["kind"] = "target_over_each"
+    each = reproduce.comparison(exp, pd.DataFrame(rows)).set_index("metric")["flashsched"]
+    assert each["m: t as % of a"] == 109.0 and each["m: t as % of b"] == 100.0

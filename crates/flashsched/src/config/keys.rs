@@ -184,6 +184,15 @@ pub static KEYS: &[KeySpec] = &[
     k("workload.jobs.thinktime", Kind::Duration, "\"0ns\"", "Closed loop: pause between a completion and the job's next request (fio `thinktime`)."),
     k("workload.jobs.number_ios", Kind::Int { min: 1, max: i64::MAX }, "10000", "Closed loop: requests each job issues (fio `number_ios`)."),
     k("workload.jobs.runtime", Kind::Duration, "\"0ns\"", "Closed loop: stop issuing after this much simulated time (fio `runtime`); 0: no limit."),
+    k("workload.jobs.buffered", Kind::Bool, "false", "Closed loop: writes go through the page cache (fio `direct=0` for writes): a write completes for the job at once and dirties its pages, which the flusher writes back later (`workload.page_cache.*`); reads stay direct and synchronous. Needs iodepth 1, page-aligned (4 KiB) bs and disjoint job areas."),
+    k("workload.jobs.fsync", Kind::Int { min: 0, max: i64::MAX }, "0", "Closed loop, buffered: after every this many writes a job calls fsync (fio `fsync=N`): its dirty pages are written as synchronous requests of the job and it waits until none of its pages is under write-back. 0: never."),
+    k("workload.page_cache.size", Kind::Size, "\"8GiB\"", "Buffered jobs: the dirtyable memory the dirty thresholds are fractions of (Linux: free plus reclaimable page-cache memory; 8 GiB is the PASS paper's test bed)."),
+    k("workload.page_cache.dirty_background_ratio", Kind::Int { min: 0, max: 100 }, "10", "Buffered jobs: percent of `size` of dirty data above which the flusher writes back in the background (Linux vm.dirty_background_ratio; when not below dirty_ratio, half of dirty_ratio is used, as Linux does)."),
+    k("workload.page_cache.dirty_ratio", Kind::Int { min: 1, max: 100 }, "20", "Buffered jobs: percent of `size` of dirty plus under-write-back data above which a writing job blocks until write-back brings it back under (Linux vm.dirty_ratio, balance_dirty_pages)."),
+    k("workload.page_cache.writeback_interval", Kind::Duration, "\"5s\"", "Buffered jobs: period of the flusher's wake-ups while data is dirty (Linux vm.dirty_writeback_centisecs = 500)."),
+    k("workload.page_cache.expire", Kind::Duration, "\"30s\"", "Buffered jobs: a job's file dirty for longer than this is written back at the next periodic wake-up (Linux vm.dirty_expire_centisecs = 3000)."),
+    k("workload.page_cache.nr_requests", Kind::Int { min: 1, max: 1 << 20 }, "128", "Buffered jobs: write-back requests the flusher keeps outstanding (in the host queue or the device); it waits for one to complete before issuing more (the request queue's nr_requests, 128 in Linux)."),
+    k("workload.page_cache.max_request", Kind::Size, "\"512KiB\"", "Buffered jobs: largest write-back request; contiguous dirty pages are coalesced up to it (the block layer's max_sectors_kb)."),
     // --- statistics
     k("stats.interval", Kind::Duration, "\"0ns\"", "Window of the interval statistics (JSON Lines); 0 disables them."),
 ];

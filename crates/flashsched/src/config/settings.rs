@@ -348,6 +348,8 @@ pub struct WorkloadSettings {
     pub skip: u64,
     pub warmup: u64,
     pub fold_modulo: bool,
+    /// Buffered closed-loop jobs: `workload.jobs.buffered`, `fsync` and `workload.page_cache.*`.
+    pub page_cache: crate::workload::PageCacheSettings,
 }
 
 /// Everything a run needs, validated.
@@ -604,6 +606,7 @@ impl Settings {
             skip: r.int("workload.skip") as u64,
             warmup: r.int("workload.warmup") as u64,
             fold_modulo: r.str("workload.fold") == "modulo",
+            page_cache: crate::workload::PageCacheSettings::from_resolved(&r),
         };
         let settings = Settings {
             name: r.str("name").to_string(),
@@ -619,6 +622,7 @@ impl Settings {
             stats_interval_ns: r.ns("stats.interval"),
             resolved: r.clone(),
         };
+        crate::workload::page_cache::validate(&settings, &mut err);
         errors.into_result(settings)
     }
 

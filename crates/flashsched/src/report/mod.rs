@@ -201,6 +201,10 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     let f = |v: &Value| v.as_f64().unwrap_or(0.0);
     let n = f(&r["total_ios"]) + f(&w["total_ios"]);
     row.push(("iops".into(), json!(round3(f(&r["iops"]) + f(&w["iops"])))));
+    // What closed-loop jobs completed per second: with buffered writes, reads plus write() calls
+    // (the device's write-back requests are in `write_iops`); otherwise the device's IOPS.
+    let job_iops = doc["workload"].get("job_iops").cloned().unwrap_or_else(|| json!(round3(f(&r["iops"]) + f(&w["iops"]))));
+    row.push(("job_iops".into(), job_iops));
     row.push(("bw_bytes".into(), json!(f(&r["bw_bytes"]) + f(&w["bw_bytes"]))));
     let mean = if n > 0.0 { (f(&r["lat_ns"]["mean"]) * f(&r["total_ios"]) + f(&w["lat_ns"]["mean"]) * f(&w["total_ios"])) / n } else { 0.0 };
     row.push(("lat_mean_ns".into(), json!(round3(mean))));
@@ -214,6 +218,7 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
             row.push((format!("{dir}_lat_{label}_ns"), d["lat_ns"]["percentile"][key].clone()));
         }
         row.push((format!("{dir}_lat_max_ns"), d["lat_ns"]["max"].clone()));
+        row.push((format!("{dir}_host_queue_mean_ns"), d["stages_ns"]["host_queue_ns"]["mean"].clone()));
     }
     let ssd = &doc["ssd"];
     for k in ["conflict_ratio", "write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {

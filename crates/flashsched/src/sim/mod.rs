@@ -58,6 +58,8 @@ enum Ev {
     ReadOutDone(u32),
     /// An idling host scheduler's wait ended: try to dispatch again.
     HostWakeup,
+    /// The workload's own timer (`Workload::next_wakeup`, e.g. a page-cache flusher).
+    WorkloadWakeup,
     /// A host read's ECC decoding finished.
     EccDone(TxnId),
 }
@@ -238,6 +240,8 @@ pub struct Simulator {
     merged: rustc_hash::FxHashMap<ReqId, Vec<ReqId>>,
     /// A `HostWakeup` event is scheduled for then.
     host_wakeup: Option<Time>,
+    /// A `WorkloadWakeup` event is scheduled for then.
+    workload_wakeup: Option<Time>,
     arrived: u64,
     completed: u64,
     need_dispatch: bool,
@@ -320,6 +324,7 @@ impl Simulator {
             job_arrivals: Slab::default(),
             merged: rustc_hash::FxHashMap::default(),
             host_wakeup: None,
+            workload_wakeup: None,
             arrived: 0,
             completed: 0,
             need_dispatch: false,
@@ -389,6 +394,13 @@ impl Simulator {
                 Ev::HostWakeup => {
                     self.host_wakeup = None;
                     self.need_dispatch = true;
+                }
+                Ev::WorkloadWakeup => {
+                    if self.workload_wakeup == Some(self.now) {
+                        self.workload_wakeup = None;
+                        self.workload.on_wakeup(self.now);
+                        self.take_released();
+                    }
                 }
                 Ev::ChannelFree(ch) => self.on_channel_free(ch),
                 Ev::DieDone(d, epoch) => {
@@ -491,7 +503,28 @@ impl Simulator {
             self.next_arrival = Some(r);
             self.events.push(t, Ev::Arrival);
         }
+        self.schedule_workload_wakeup();
         Ok(())
+    }
+
+    /// Requests the workload released besides the one it returned (a burst of write-back) arrive
+    /// like closed-loop follow-ups; then its timer is (re)armed.
+    fn take_released(&mut self) {
+        while let Some(r) = self.workload.take_released() {
+            let slot = self.job_arrivals.insert(r);
+            self.events.push(r.arrival.max(self.now), Ev::JobArrival(slot));
+        }
+        self.schedule_workload_wakeup();
+    }
+
+    fn schedule_workload_wakeup(&mut self) {
+        if let Some(t) = self.workload.next_wakeup() {
+            let t = t.max(self.now);
+            if self.workload_wakeup.is_none_or(|w| t < w) {
+                self.workload_wakeup = Some(t);
+                self.events.push(t, Ev::WorkloadWakeup);
+            }
+        }
     }
 
     fn on_arrival(&mut self, r: HostRequest) {
@@ -1068,10 +1101,12 @@ impl Simulator {
         self.reqs.remove(id);
         b.host_queue = r.dispatched - r.arrival;
         if r.job != NONE {
-            if let Some(next) = self.workload.on_complete(r.job, now) {
+            let done = HostRequest { arrival: r.arrival, op: r.op, offset: r.offset, len: r.len, line: 0, job: r.job };
+            if let Some(next) = self.workload.on_request_done(&done, now) {
                 let slot = self.job_arrivals.insert(next);
                 self.events.push(next.arrival.max(now), Ev::JobArrival(slot));
             }
+            self.take_released();
         }
         if !r.measured {
             return;

@@ -3,10 +3,12 @@
 //! count), so each source only produces records.
 
 mod closed_loop;
+pub mod page_cache;
 mod replay;
 mod synthetic;
 
 pub use closed_loop::ClosedLoop;
+pub use page_cache::{Buffered, PageCacheSettings};
 pub use replay::Replay;
 pub use synthetic::Synthetic;
 
@@ -53,6 +55,23 @@ pub trait Workload: Send {
         }
         Ok(done)
     }
+    /// Request `req` of a closed-loop job (`req.job != NO_JOB`) completed at `now`: what the
+    /// simulator calls. The default hands the job to `on_complete`; workloads that must know which
+    /// request completed (a page cache's write-back) override it.
+    fn on_request_done(&mut self, req: &HostRequest, now: Time) -> Option<HostRequest> {
+        self.on_complete(req.job, now)
+    }
+    /// Further requests released at once (a burst of write-back), drained by the simulator after
+    /// every `on_request_done` and `on_wakeup`; each arrives at `max(arrival, now)`.
+    fn take_released(&mut self) -> Option<HostRequest> {
+        None
+    }
+    /// When the workload wants `on_wakeup` called (a timer of its own), if ever.
+    fn next_wakeup(&self) -> Option<Time> {
+        None
+    }
+    /// The time of `next_wakeup` came (or passed).
+    fn on_wakeup(&mut self, _now: Time) {}
 }
 
 /// Skip, limit, time scaling and the fold check and count, around any source. Skip and limit apply to
@@ -94,6 +113,22 @@ impl Shaped {
             folded: 0,
             file,
         }
+    }
+
+    /// A request the source issued after the start (on a completion, or released by its timer):
+    /// counted, and dropped once `workload.max_requests` is reached. Closed-loop jobs' arrival
+    /// times follow completions (no time scale), and their areas lie inside the logical space
+    /// (checked by the configuration).
+    fn admit(&mut self, r: HostRequest) -> Option<HostRequest> {
+        if self.limit_reached() {
+            return None;
+        }
+        debug_assert!(r.job == NO_JOB || !self.past_end(&r), "a job's area lies inside the logical space");
+        if self.past_end(&r) {
+            self.folded += 1;
+        }
+        self.emitted += 1;
+        Some(r)
     }
 
     fn limit_reached(&self) -> bool {
@@ -154,18 +189,30 @@ impl Workload for Shaped {
         d
     }
     fn on_complete(&mut self, job: u32, now: Time) -> Option<HostRequest> {
-        // Closed-loop jobs: their arrival times follow completions (no time scale), and their
-        // areas lie inside the logical space (checked by the configuration).
+        if self.limit_reached() {
+            return None; // the job issues nothing more (its `issued` count stays exact)
+        }
+        let r = self.inner.on_complete(job, now)?;
+        self.admit(r)
+    }
+    fn on_request_done(&mut self, req: &HostRequest, now: Time) -> Option<HostRequest> {
+        // The source always hears of the completion (a page cache's write-back must); what it
+        // issues in return is subject to the limit.
+        let r = self.inner.on_request_done(req, now)?;
+        self.admit(r)
+    }
+    fn take_released(&mut self) -> Option<HostRequest> {
         if self.limit_reached() {
             return None;
         }
-        let r = self.inner.on_complete(job, now)?;
-        debug_assert!(!self.past_end(&r), "a job's area lies inside the logical space");
-        if self.past_end(&r) {
-            self.folded += 1;
-        }
-        self.emitted += 1;
-        Some(r)
+        let r = self.inner.take_released()?;
+        self.admit(r)
+    }
+    fn next_wakeup(&self) -> Option<Time> {
+        self.inner.next_wakeup()
+    }
+    fn on_wakeup(&mut self, now: Time) {
+        self.inner.on_wakeup(now)
     }
 }
 
@@ -175,6 +222,7 @@ pub fn build(s: &Settings) -> Result<Box<dyn Workload>, TraceError> {
     let (inner, file): (Box<dyn Workload>, String) = match w.kind.as_str() {
         "trace" => (Box::new(Replay::open(s)?), w.trace.path.clone()),
         "synthetic" => (Box::new(Synthetic::new(s)), "synthetic".into()),
+        "jobs" if w.page_cache.buffered => (Box::new(Buffered::new(s)), "jobs".into()),
         "jobs" => (Box::new(ClosedLoop::new(s)), "jobs".into()),
         _ => {
             return Err(TraceError {

@@ -7,6 +7,7 @@ mod gc_wa;
 mod synthetic;
 mod golden;
 mod host_policies;
+mod page_cache;
 mod timing;
 mod traces;
 
