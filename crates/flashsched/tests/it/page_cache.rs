@@ -25,7 +25,7 @@ fn buffered(sets: &[&str]) -> RunResult {
     .collect();
     all.extend(sets.iter().map(|s| s.to_string()));
     let s = config::load(Some("tiny"), None, &all).unwrap_or_else(|e| panic!("{e}"));
-    run(&s, &RunOptions { request_log: true, full_invariant_check: true }, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
+    run(&s, &RunOptions { request_log: true, full_invariant_check: true, json_plus: false }, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn u(v: &serde_json::Value) -> u64 {
@@ -120,7 +120,7 @@ fn direct_jobs_deeper_than_the_device_queue_fill_the_host_queue() {
             .map(String::from),
     )
     .unwrap();
-    let r = run(&s, &RunOptions { request_log: true, full_invariant_check: false }, &mut |_| true).unwrap();
+    let r = run(&s, &RunOptions { request_log: true, full_invariant_check: false, json_plus: false }, &mut |_| true).unwrap();
     let queued = r.request_log.iter().filter(|x| x.stages.host_queue > 0).count();
     assert!(queued * 2 > r.request_log.len(), "16 requests in flight, 4 device slots: {queued} waited");
 }
