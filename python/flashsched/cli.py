@@ -102,6 +102,9 @@ def _parser() -> argparse.ArgumentParser:
     rpd.add_argument("-o", "--output", type=Path)
     rpd.add_argument("--requests", type=int, help="requests per workload, per job for closed-loop jobs (default: the experiment's)")
     rpd.add_argument("--seeds", help="comma-separated seeds replacing the experiment's (e.g. 1,2)")
+    rpd.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                     help="fix a config key for every run, replacing the experiment's grid values for it "
+                          "(e.g. ftl.allocation.scheme=static, for an ablation); repeatable")
     rpd.add_argument("--workers", type=int)
     rpd.add_argument("--cluster")
     rpd.add_argument("-q", "--quiet", action="store_true")
@@ -327,6 +330,16 @@ def _report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _toml_value(text: str) -> Any:
+    """A `--set` value as TOML reads it (16, 0.5, true, "x"), or the text itself (static, 4KiB)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
 def _reproduce(args: argparse.Namespace) -> int:
     from . import reproduce
 
@@ -336,8 +349,14 @@ def _reproduce(args: argparse.Namespace) -> int:
         return EXIT_OK
     try:
         seeds = [int(x) for x in args.seeds.split(",")] if args.seeds else None
+        grid = {}
+        for item in args.set:
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise _core.ConfigError(f"--set {item}: expected KEY=VALUE, e.g. ftl.allocation.scheme=static")
+            grid[key.strip()] = [_toml_value(value.strip())]
         out = reproduce.reproduce(args.name, args.output, requests=args.requests, workers=args.workers,
-                                  cluster=args.cluster, progress=not args.quiet, seeds=seeds)
+                                  cluster=args.cluster, progress=not args.quiet, seeds=seeds, grid=grid or None)
     except KeyError as e:
         raise _core.ConfigError(str(e.args[0])) from None
     import pandas as pd

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from . import plot, report
+from . import _core, plot, report
 from .sweeps import sweep
 
 if TYPE_CHECKING:
@@ -175,6 +175,13 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
     if seeds:
         spec["seeds"] = list(seeds)
     if grid:
+        # A mistyped key would otherwise fail every run of the sweep; check each against the
+        # experiment's drive first, so the user gets the config error itself.
+        from .api import _scalar, resolve
+
+        configs = spec.get("config", [])
+        for cfg in configs if isinstance(configs, list) else [configs]:
+            resolve(cfg, sets=[f"{k}={_scalar(v)}" for k, vs in grid.items() for v in list(vs)])
         spec.setdefault("grid", {}).update({k: list(v) for k, v in grid.items()})
     if requests:
         for w in spec.get("workloads", []):
@@ -187,6 +194,11 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
     out = Path(output or f"reproduce-{name}")
     out.mkdir(parents=True, exist_ok=True)
     table = sweep(spec, out / "results.parquet", workers=workers, cluster=cluster, progress=progress)
+    failed = table[table["status"] != "ok"]
+    if len(failed) == len(table):
+        first = failed.iloc[0]
+        raise _core.SimulationError(f"{name}: all {len(table)} runs failed (table in {out / 'results.parquet'}); "
+                                    f"the first, workload {first['workload']}: {first['error']}")
     fig_spec = exp.get("figure", {})
     if fig_spec.get("kind") == "normalized_bars":
         ok = table[table["status"] == "ok"]

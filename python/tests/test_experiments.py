@@ -156,8 +156,11 @@ def test_pass_reproductions_run(name: str, tmp_path: Path) -> None:
     table = pd.read_parquet(out / "results.parquet")
     assert (table["status"] == "ok").all() and set(table["host.scheduler"]) == {"noop", "deadline", "cfq", "as", "pass"}
     assert set(table["seed"]) == {1, 2} and (table["host.queue_depth"] == 31).all()
-    # The set-up gives the host schedulers work: requests wait in the host queue.
+    # The set-up gives the host schedulers work: requests wait in the host queue, and the
+    # schedulers' orders give different results.
     assert (table["write_host_queue_mean_ns"] > 0).all()
+    spread = table.groupby(["workload", "seed"])["job_iops" if name == "pass-threads" else "write_lat_mean_ns"].nunique()
+    assert (spread > 1).any(), "every scheduler gave the same result: the set-up cannot tell them apart"
     cmp = pd.read_csv(out / "comparison.csv")
     assert len(cmp) >= 3 and cmp["paper"].notna().any()
     if name == "pass-threads":
@@ -167,6 +170,21 @@ def test_pass_reproductions_run(name: str, tmp_path: Path) -> None:
     stats = pd.read_csv(out / "policy_stats.csv")
     assert {"workload", "host.scheduler", "metric", "mean", "ci95", "seeds"} <= set(stats.columns)
     assert (out / "figure.pdf").exists() and "Paper vs. simulator" in (out / "report.html").read_text()
+
+
+def test_reproduce_set_fixes_a_key_and_rejects_typos(tmp_path: Path) -> None:
+    out = tmp_path / "striped"
+    r = cli("reproduce", "pass-threads", "--set", "ftl.allocation.scheme=static", "--set", "host.pass.batch_threshold=4",
+            "--seeds", "1", "--requests", "20", "--workers", "2", "-q", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    table = pd.read_parquet(out / "results.parquet")
+    assert (table["ftl.allocation.scheme"] == "static").all() and (table["status"] == "ok").all()
+    assert (table["host.pass.batch_threshold"] == 4).all()
+    for bad, message in (("ftl.alocation.scheme=static", "did you mean ftl.allocation.scheme"),
+                         ("ftl.allocation.scheme=sttic", "did you mean static"), ("ftl", "expected KEY=VALUE")):
+        r = cli("reproduce", "pass-threads", "--set", bad, "-q", "-o", str(tmp_path / "bad"))
+        assert r.returncode == 2 and message in r.stderr, r.stderr
+        assert not (tmp_path / "bad").exists()
 
 
 def test_mean_ci_and_paired_gains() -> None:
