@@ -6,6 +6,8 @@
 //! `plane = die x planes_per_die + p`, `block = plane x blocks_per_plane + b`,
 //! `ppn = block x pages_per_block + page`.
 
+pub mod reliability;
+
 use crate::config::Geometry;
 
 /// Physical page number (global).
