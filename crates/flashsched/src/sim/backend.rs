@@ -3,22 +3,20 @@
 
 use super::event::Ev;
 use super::txn::{Txn, TxnId, TxnKind};
-use super::{Phase, Simulator, Suspended};
+use super::Simulator;
+use crate::ctrl::{AfterArray, Grant, Phase, Step, StepEnd, Suspension};
 use crate::engine::Time;
 use crate::ftl::Writer;
 use crate::nand::NONE;
 
 impl Simulator {
     pub(super) fn try_start_die(&mut self, die: u32) {
-        while self.dies[die as usize].phase == Phase::Idle {
-            if let Some(s) = self.dies[die as usize].suspended {
-                // A suspended program or erase holds the page buffer: only reads may run, and only
-                // while the suspension's read budget and window last, so the operation it put
-                // aside is delayed by a bounded amount.
-                let more = s.reads < self.suspend.max_reads && self.now <= s.since + self.suspend.window;
+        while self.flash.dies[die as usize].is_idle() {
+            if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
+                // A suspended program or erase: only reads may run, within the suspension's budget.
                 match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
                     Some(t) => {
-                        self.dies[die as usize].suspended.as_mut().expect("suspended").reads += 1;
+                        self.flash.dies[die as usize].count_suspended_read();
                         self.start_txn(die, t)
                     }
                     None => self.resume(die),
@@ -30,88 +28,42 @@ impl Simulator {
         }
     }
 
-    /// Program/erase suspension (Wu & He, FAST 2012; spec §11): a host read arriving for a die busy
-    /// with a long program or erase suspends it at the next safe point, runs, and the operation
-    /// resumes with its remaining time plus an overhead. A read arriving while the program's data
-    /// is still crossing the channel (or the erase's command) suspends it as soon as its array
-    /// operation starts.
+    /// A host read `reader` was queued for the busy `die`: suspend its program or erase for it
+    /// if the device allows (`ctrl::suspend`).
     pub(super) fn maybe_suspend_for(&mut self, die: u32, reader: TxnId) {
         if self.txns.get(reader).kind != TxnKind::HostRead {
             return;
         }
-        let sc = self.suspend;
-        let d = &mut self.dies[die as usize];
-        match d.phase {
-            Phase::WriteIn if sc.program => d.suspend_wanted = true,
-            Phase::EraseCmd if sc.erase => d.suspend_wanted = true,
-            Phase::Program | Phase::Erase => {
-                let array_start = d.array_end.saturating_sub(self.txns.get(d.txn).array);
-                self.suspend_from(die, array_start.max(self.now));
-            }
-            _ => {}
+        let f = &mut self.flash;
+        if let Some(from) = f.dies[die as usize].read_queued(&f.suspend, &self.txns.items, self.now) {
+            self.suspend_from(die, from);
         }
     }
 
-    /// Suspend the die's program or erase at the first safe point after `from` (at or after the
-    /// start of its array operation), if the device allows it and enough of it is left.
+    /// Suspend the die's program or erase at the first safe point after `from`, if allowed.
     pub(super) fn suspend_from(&mut self, die: u32, from: Time) {
-        let sc = self.suspend;
-        let d = &mut self.dies[die as usize];
-        d.suspend_wanted = false;
-        let allowed = match d.phase {
-            Phase::Program => sc.program,
-            Phase::Erase => sc.erase,
-            _ => false,
-        };
-        if !allowed || d.suspended.is_some() || d.suspensions >= sc.max_per_op {
-            return;
+        let f = &mut self.flash;
+        let Some(s) = f.dies[die as usize].suspend_from(&f.suspend, from) else { return };
+        match s.of {
+            Suspension::Program => self.counters.program_suspensions += 1,
+            Suspension::Erase => self.counters.erase_suspensions += 1,
         }
-        let safe_point = from + sc.latency;
-        if d.array_end <= safe_point || d.array_end - safe_point < sc.min_remaining {
-            return;
-        }
-        let remaining = d.array_end - safe_point;
-        d.epoch += 1;
-        d.suspensions += 1;
-        if d.phase == Phase::Program {
-            self.counters.program_suspensions += 1;
-        } else {
-            self.counters.erase_suspensions += 1;
-        }
-        d.suspended = Some(Suspended { txn: d.txn, phase: d.phase, remaining, since: safe_point, reads: 0 });
-        d.phase = Phase::Suspending;
         self.counters.suspensions += 1;
-        let epoch = d.epoch;
-        self.events.push(safe_point, Ev::SuspendDone(die, epoch));
+        self.events.push(s.safe_point, Ev::SuspendDone(die, s.epoch));
     }
 
     /// The die reached its safe point: it is free for reads until it resumes.
     pub(super) fn on_suspended(&mut self, die: u32) {
-        let now = self.now;
-        let d = &mut self.dies[die as usize];
-        d.busy_ns += now - d.op_start;
-        d.phase = Phase::Idle;
-        d.txn = NONE;
+        self.flash.dies[die as usize].at_safe_point(self.now);
         self.try_start_die(die);
     }
 
     /// No read left for the die: resume its suspended program or erase.
     pub(super) fn resume(&mut self, die: u32) {
-        let now = self.now;
-        let resume = self.suspend.resume;
-        let d = &mut self.dies[die as usize];
-        let s = d.suspended.take().expect("resuming a suspended operation");
-        d.txn = s.txn;
-        d.phase = s.phase;
-        d.op_start = now;
-        d.epoch += 1;
-        d.array_end = now + resume + s.remaining;
-        let (end, epoch) = (d.array_end, d.epoch);
-        let txn = self.txns.get_mut(s.txn);
-        // Time set aside counts as waiting for the die; the resume overhead as array time, so the
-        // stages still add up to the latency.
-        txn.die_wait += now - s.since;
-        txn.array += resume;
+        let f = &mut self.flash;
+        let d = &mut f.dies[die as usize];
+        let t = d.suspended_txn();
+        let (end, epoch) = d.resume(&f.suspend, self.txns.get_mut(t), self.now);
         self.events.push(end, Ev::DieDone(die, epoch));
     }
 
@@ -159,11 +111,8 @@ impl Simulator {
             TxnKind::Erase => Phase::EraseCmd,
         };
         self.txns.get_mut(t).die_wait = now - txn.enqueued;
-        let d = &mut self.dies[die as usize];
-        d.txn = t;
-        d.phase = phase;
-        d.op_start = now;
-        if self.timing.command_ns == 0 && matches!(phase, Phase::ReadCmd | Phase::EraseCmd) {
+        self.flash.dies[die as usize].begin(t, phase, now);
+        if self.flash.skips_bus(phase) {
             // A zero-length command needs no bus time: go straight to the array.
             self.start_array(die);
         } else {
@@ -178,76 +127,27 @@ impl Simulator {
     /// schedules one `ChannelFree` event to hand itself to the next waiting die.
     pub(super) fn request_channel(&mut self, die: u32) {
         let ch = self.layout.channel_of_die(die);
-        let t = self.dies[die as usize].txn;
+        let t = self.flash.dies[die as usize].txn();
         self.txns.get_mut(t).chan_asked = self.now;
-        let c = &mut self.channels[ch as usize];
-        if self.now >= c.busy_until && c.waiting.is_empty() {
-            self.start_transfer(ch, die);
-        } else {
-            c.waiting.push_back(die);
-            if !c.release_pending {
-                c.release_pending = true;
-                let at = c.busy_until.max(self.now);
-                self.events.push(at, Ev::ChannelFree(ch));
-            }
+        match self.flash.channels[ch as usize].request(die, self.now) {
+            Grant::Now => self.start_transfer(ch, die),
+            Grant::Queued => {}
+            Grant::QueuedRelease(at) => self.events.push(at, Ev::ChannelFree(ch)),
         }
     }
 
-    /// Put the die's transfer on the bus and schedule what follows it. Array operations that
-    /// follow a transfer directly (program after data-in, read/erase after their command) are
-    /// scheduled from here, so a transfer costs no event of its own unless another die is waiting
-    /// for the bus.
+    /// Put the die's transfer on the bus and schedule what follows it (`ctrl::Die::transfer_step`).
     pub(super) fn start_transfer(&mut self, ch: u32, die: u32) {
-        let now = self.now;
-        let d = &mut self.dies[die as usize];
-        let txn = self.txns.get_mut(d.txn);
-        let tm = &self.timing;
-        txn.chan_wait += now - txn.chan_asked;
-        let (dur, next) = match d.phase {
-            Phase::ReadCmd => {
-                d.phase = Phase::ReadArray;
-                txn.array += tm.read_ns;
-                (tm.command_ns, Ev::DieDone(die, d.epoch))
-            }
-            Phase::EraseCmd => {
-                d.phase = Phase::Erase;
-                txn.array += tm.erase_ns;
-                (tm.command_ns, Ev::DieDone(die, d.epoch))
-            }
-            Phase::WriteIn => {
-                d.phase = Phase::Program;
-                txn.array += tm.program_ns;
-                (tm.command_ns + tm.transfer_ns(txn.bytes as u64), Ev::DieDone(die, d.epoch))
-            }
-            Phase::ReadOut => (tm.transfer_ns(txn.bytes as u64), Ev::ReadOutDone(die)),
-            p => unreachable!("die {die} asked for the channel in phase {p:?}"),
-        };
-        txn.bus += dur;
-        let array = match next {
-            Ev::DieDone(..) => txn.array,
-            _ => 0,
-        };
-        d.array_end = now + dur + array;
-        let c = &mut self.channels[ch as usize];
-        c.busy_until = now + dur;
-        c.busy_ns += dur;
-        self.events.push(now + dur + array, next);
-        if self.dies[die as usize].suspend_wanted {
-            // A read queued during the data-in or command: suspend once the array op starts.
-            self.suspend_from(die, now + dur);
-        }
+        let t = self.flash.dies[die as usize].txn();
+        let st = self.flash.start_transfer(ch, die, self.txns.get_mut(t), self.now);
+        self.push_step(die, st);
     }
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
     pub(super) fn on_channel_free(&mut self, ch: u32) {
-        let c = &mut self.channels[ch as usize];
-        c.release_pending = false;
-        if let Some(next) = c.waiting.pop_front() {
+        if let Some(next) = self.flash.channels[ch as usize].release() {
             self.start_transfer(ch, next);
-            let c = &mut self.channels[ch as usize];
-            if !c.waiting.is_empty() {
-                c.release_pending = true;
-                let at = c.busy_until;
+            if let Some(at) = self.flash.channels[ch as usize].rearm() {
                 self.events.push(at, Ev::ChannelFree(ch));
             }
         }
@@ -255,62 +155,44 @@ impl Simulator {
 
     /// Start the die's array operation without the bus (zero-length commands).
     pub(super) fn start_array(&mut self, die: u32) {
-        let now = self.now;
-        let d = &mut self.dies[die as usize];
-        let txn = self.txns.get_mut(d.txn);
-        let dur = match d.phase {
-            Phase::ReadCmd => {
-                d.phase = Phase::ReadArray;
-                self.timing.read_ns
-            }
-            Phase::EraseCmd => {
-                d.phase = Phase::Erase;
-                self.timing.erase_ns
-            }
-            p => unreachable!("die {die} starts an array operation in phase {p:?}"),
+        let t = self.flash.dies[die as usize].txn();
+        let st = self.flash.start_array(die, self.txns.get_mut(t), self.now);
+        self.push_step(die, st);
+    }
+
+    /// Schedule the end of a step the die started, then the suspension a read queued during it
+    /// asked for (in this order: equal-time events run in push order).
+    #[inline]
+    fn push_step(&mut self, die: u32, st: Step) {
+        let ev = match st.end {
+            StepEnd::ArrayDone => Ev::DieDone(die, st.epoch),
+            StepEnd::ReadOutDone => Ev::ReadOutDone(die),
         };
-        txn.array += dur;
-        d.array_end = now + dur;
-        self.events.push(now + dur, Ev::DieDone(die, d.epoch));
-        if self.dies[die as usize].suspend_wanted {
-            self.suspend_from(die, now);
+        self.events.push(st.at, ev);
+        if let Some(from) = st.suspend_from {
+            self.suspend_from(die, from);
         }
     }
 
     pub(super) fn on_die_done(&mut self, die: u32) {
-        match self.dies[die as usize].phase {
-            Phase::ReadArray => {
-                let t = self.dies[die as usize].txn;
-                if self.txns.get(t).bytes == 0 {
-                    self.finish_op(die); // copyback read: the data stays in the die
-                } else {
-                    self.dies[die as usize].phase = Phase::ReadOut;
-                    self.request_channel(die);
-                }
-            }
-            Phase::Program | Phase::Erase => self.finish_op(die),
-            p => unreachable!("die {die} finished an array operation in phase {p:?}"),
+        match self.flash.dies[die as usize].array_done(die, &self.txns.items) {
+            AfterArray::Finish => self.finish_op(die),
+            AfterArray::ReadOut => self.request_channel(die),
         }
     }
 
     /// The die's operation is over: free the die, account the transaction, start the next one.
     pub(super) fn finish_op(&mut self, die: u32) {
         let now = self.now;
-        let d = &mut self.dies[die as usize];
-        let t = d.txn;
-        d.busy_ns += now - d.op_start;
-        d.txn = NONE;
-        d.phase = Phase::Idle;
-        if matches!(self.txns.get(t).kind, TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::Erase) {
-            d.suspensions = 0;
-            d.suspend_wanted = false;
-        }
+        let t = self.flash.dies[die as usize].txn();
         let txn = *self.txns.get(t);
+        self.flash.dies[die as usize].release(txn.kind, now);
         match txn.kind {
             TxnKind::HostRead => {
                 self.counters.nand_pages_read += 1;
-                if self.timing.ecc_ns > 0 {
-                    self.events.push(now + self.timing.ecc_ns, Ev::EccDone(t));
+                let ecc = self.flash.ecc.decode_ns(&txn);
+                if ecc > 0 {
+                    self.events.push(now + ecc, Ev::EccDone(t));
                 } else {
                     self.complete_host_txn(t);
                 }

@@ -2,7 +2,7 @@
 //! (with the requests merged into it), per-direction statistics, intervals and the request log.
 
 use super::event::Ev;
-use super::txn::{ReqId, TxnId, TxnKind};
+use super::txn::{ReqId, TxnId};
 use super::{RequestLogRow, Simulator};
 use crate::host::HostRequestView;
 use crate::nand::NONE;
@@ -25,15 +25,15 @@ impl Simulator {
         c.erases = self.ftl.counters.erases;
         c.trimmed_pages = self.ftl.counters.trimmed_pages;
         self.snapshot = c;
-        self.chan_snapshot = self.channels.iter().map(|c| c.busy_ns).collect();
-        self.die_snapshot = self.dies.iter().map(|d| d.busy_ns).collect();
+        self.chan_snapshot = self.flash.channels.iter().map(|c| c.busy_ns()).collect();
+        self.die_snapshot = self.flash.dies.iter().map(|d| d.busy_ns()).collect();
     }
 
     pub(super) fn complete_host_txn(&mut self, t: TxnId) {
         let now = self.now;
         let txn = *self.txns.get(t);
         self.txns.remove(t);
-        let ecc = if txn.kind == TxnKind::HostRead { self.timing.ecc_ns } else { 0 };
+        let ecc = self.flash.ecc.decode_ns(&txn);
         let r = &mut self.reqs.items[txn.req as usize];
         if now >= r.crit_done {
             r.crit_done = now;

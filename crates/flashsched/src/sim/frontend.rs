@@ -3,7 +3,7 @@
 
 use super::event::Ev;
 use super::txn::{ReqId, Txn, TxnId, TxnKind};
-use super::{Phase, Req, SimError, Simulator};
+use super::{Req, SimError, Simulator};
 use crate::ftl;
 use crate::hil;
 use crate::host::HostRequestView;
@@ -154,8 +154,8 @@ impl Simulator {
                     Op::Write => {
                         self.counters.host_pages_written += 1;
                         let plane = {
-                            let (dies, tsu, ftl) = (&self.dies, &self.tsu, &self.ftl);
-                            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + u32::from(dies[d as usize].phase != Phase::Idle);
+                            let (dies, tsu, ftl) = (&self.flash.dies, &self.tsu, &self.ftl);
+                            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + u32::from(!dies[d as usize].is_idle());
                             let plane_free = |p: u32| ftl.free_blocks(p);
                             let view = ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free };
                             self.alloc.plane_for_write_now(lpn as u64, &view)
@@ -180,8 +180,8 @@ impl Simulator {
     pub(super) fn drain_hil(&mut self) {
         loop {
             let t = {
-                let (dies, tsu) = (&self.dies, &self.tsu);
-                let busy = |d: u32| dies[d as usize].phase != Phase::Idle || tsu.queued_for_die(d) > 0;
+                let (dies, tsu) = (&self.flash.dies, &self.tsu);
+                let busy = |d: u32| !dies[d as usize].is_idle() || tsu.queued_for_die(d) > 0;
                 let view = hil::DeviceView { now: self.now, queued_in_chips: tsu.len(), die_busy: &busy };
                 self.hil.pop(&self.txns.items, &view)
             };
@@ -198,13 +198,11 @@ impl Simulator {
         if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
             let req = txn.req;
             let chip = self.layout.chip_of_die(die);
-            let first = chip * self.layout.dies_per_chip;
-            let busy = self.tsu.queued_on_chip(chip) > 0
-                || self.dies[first as usize..(first + self.layout.dies_per_chip) as usize].iter().any(|d| d.phase != Phase::Idle || d.suspended.is_some());
+            let busy = self.tsu.queued_on_chip(chip) > 0 || self.flash.chip_busy(chip);
             self.reqs.items[req as usize].conflicted |= busy;
         }
         self.tsu.enqueue(t, self.txns.get(t));
-        if self.suspend.for_reads && self.dies[die as usize].phase != Phase::Idle {
+        if self.flash.suspend.for_reads && !self.flash.dies[die as usize].is_idle() {
             self.maybe_suspend_for(die, t);
         }
         self.try_start_die(die);

@@ -2,16 +2,12 @@
 //! transaction scheduler and the NAND resources together, and moves requests through them in
 //! simulated time.
 //!
-//! Timing of one flash operation on its die (a die is busy from the moment it starts an operation
-//! until the operation's last step; a channel is busy only during transfers):
-//!
-//! - read: command on the channel (`timing.command`), array read (`timing.read`), data out on the
-//!   channel (bytes / rate), then ECC decoding in the controller (`timing.ecc`, die and channel free);
-//! - program: command + data in on the channel, then the array program (`timing.program`);
-//! - erase: command on the channel, then the array erase (`timing.erase`).
-//!
-//! The channel serves waiting dies first-come, first-served. GC reads, writes and erases are real
-//! operations on the same dies and channels as host I/O.
+//! How long flash work takes, and the state of dies and channels, is [`crate::ctrl`]'s; this
+//! module decides what runs when, and owns the event queue. Its `impl Simulator` is split by
+//! concern: `frontend` (arrivals, host dispatch, splitting into page transactions, the device
+//! queue), `backend` (dies and channels: starting transactions, transfers, array operations,
+//! suspension, the end of an operation), `gc` (garbage collection as flash work) and `complete`
+//! (completion and measurement). `event` lists the events.
 
 mod backend;
 mod complete;
@@ -20,14 +16,13 @@ mod frontend;
 mod gc;
 pub mod txn;
 
-use std::collections::VecDeque;
-
-use crate::config::{Settings, Timing};
+use crate::config::Settings;
+use crate::ctrl::Flash;
 use crate::engine::{EventQueue, Time};
 use crate::ftl::{self, alloc::PageAllocator, gc::VictimPolicy, Ftl};
 use crate::hil::{self, DeviceQueue};
 use crate::host::{self, HostScheduler};
-use crate::nand::{Layout, NONE};
+use crate::nand::Layout;
 use crate::stats::{interval::IntervalStats, Breakdown, DeviceCounters, DirStats};
 use crate::trace::{Op, TraceError};
 use crate::tsu::{self, TransactionScheduler};
@@ -47,78 +42,6 @@ pub enum SimError {
     Cancelled,
 }
 
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Idle,
-    ReadCmd,
-    ReadArray,
-    ReadOut,
-    WriteIn,
-    Program,
-    EraseCmd,
-    Erase,
-    /// Suspending a program or erase: waiting for a safe point.
-    Suspending,
-}
-
-#[derive(Debug, Clone)]
-struct Die {
-    txn: TxnId,
-    phase: Phase,
-    op_start: Time,
-    busy_ns: u64,
-    /// Bumped whenever a scheduled end of operation is cancelled (suspension).
-    epoch: u32,
-    /// When the running array operation is due to end.
-    array_end: Time,
-    /// A program or erase put aside while the die serves reads.
-    suspended: Option<Suspended>,
-    /// Suspensions of the current program or erase so far.
-    suspensions: u32,
-    /// A host read arrived while the program's data-in (or the erase's command) was still on its
-    /// way: suspend as soon as the array operation starts.
-    suspend_wanted: bool,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Suspended {
-    txn: TxnId,
-    phase: Phase,
-    /// Array time still to run after resuming.
-    remaining: u64,
-    /// When the die became free for other work (the safe point).
-    since: Time,
-    /// Reads started on the die during this suspension.
-    reads: u32,
-}
-
-/// The NAND's program/erase suspension capability and its use for host reads (resolved config).
-#[derive(Debug, Clone, Copy)]
-struct SuspendConfig {
-    program: bool,
-    erase: bool,
-    for_reads: bool,
-    latency: u64,
-    resume: u64,
-    min_remaining: u64,
-    max_per_op: u32,
-    /// Reads a suspended die serves before it resumes.
-    max_reads: u32,
-    /// No read starts on a suspended die later than this after its safe point.
-    window: u64,
-}
-
-#[derive(Debug, Clone, Default)]
-struct Channel {
-    /// The bus is busy until then (a transfer in progress).
-    busy_until: Time,
-    /// Dies waiting for the bus, oldest first.
-    waiting: VecDeque<u32>,
-    /// A `ChannelFree` event is scheduled.
-    release_pending: bool,
-    busy_ns: u64,
-}
 
 /// A host request inside the simulator.
 #[derive(Debug, Clone, Copy)]
@@ -194,7 +117,6 @@ pub struct RunOutcome {
 
 pub struct Simulator {
     layout: Layout,
-    timing: Timing,
     queue_depth: u32,
     page_size: u64,
     logical_pages: u64,
@@ -209,9 +131,8 @@ pub struct Simulator {
     host: Box<dyn HostScheduler>,
     hil: Box<dyn DeviceQueue>,
     tsu: Box<dyn TransactionScheduler>,
-    channels: Vec<Channel>,
-    dies: Vec<Die>,
-    suspend: SuspendConfig,
+    /// Dies, channels and their timing.
+    flash: Flash,
     txns: TxnSlab,
     reqs: Slab<Req>,
     stalled: Vec<Vec<TxnId>>,
@@ -258,7 +179,6 @@ impl Simulator {
         let free_min = ftl.min_free_blocks();
         Ok(Simulator {
             layout,
-            timing: s.timing.clone(),
             queue_depth: s.queue_depth,
             page_size: s.geometry.page_size as u64,
             logical_pages: s.logical_pages(),
@@ -273,32 +193,7 @@ impl Simulator {
             host: host::build(s),
             hil: hil::build(s, layout),
             tsu: tsu::build(s, layout),
-            channels: vec![Channel::default(); layout.channels as usize],
-            dies: vec![
-                Die {
-                    txn: NONE,
-                    phase: Phase::Idle,
-                    op_start: 0,
-                    busy_ns: 0,
-                    epoch: 0,
-                    array_end: 0,
-                    suspended: None,
-                    suspensions: 0,
-                    suspend_wanted: false,
-                };
-                layout.dies() as usize
-            ],
-            suspend: SuspendConfig {
-                program: s.resolved.bool("device.suspend.program"),
-                erase: s.resolved.bool("device.suspend.erase"),
-                for_reads: s.resolved.bool("tsu.suspend_for_reads"),
-                latency: s.resolved.ns("device.suspend.latency"),
-                resume: s.resolved.ns("device.suspend.resume"),
-                min_remaining: s.resolved.ns("device.suspend.min_remaining"),
-                max_per_op: s.resolved.int("device.suspend.max_per_op") as u32,
-                max_reads: s.resolved.int("device.suspend.max_reads") as u32,
-                window: s.resolved.ns("device.suspend.window"),
-            },
+            flash: Flash::new(s, layout),
             txns: TxnSlab::default(),
             reqs: Slab::default(),
             stalled: vec![Vec::new(); layout.planes() as usize],
@@ -388,12 +283,12 @@ impl Simulator {
                 }
                 Ev::ChannelFree(ch) => self.on_channel_free(ch),
                 Ev::DieDone(d, epoch) => {
-                    if self.dies[d as usize].epoch == epoch {
+                    if self.flash.dies[d as usize].epoch() == epoch {
                         self.on_die_done(d);
                     }
                 }
                 Ev::SuspendDone(d, epoch) => {
-                    if self.dies[d as usize].epoch == epoch {
+                    if self.flash.dies[d as usize].epoch() == epoch {
                         self.on_suspended(d);
                     }
                 }
@@ -459,8 +354,8 @@ impl Simulator {
             completed: self.completed,
             warmup_requests: self.warmup.min(self.arrived),
             events: self.events.pushed(),
-            channel_busy_ns: self.channels.iter().zip(&self.chan_snapshot).map(|(c, s)| c.busy_ns - s).collect(),
-            die_busy_ns: self.dies.iter().zip(&self.die_snapshot).map(|(d, s)| d.busy_ns - s).collect(),
+            channel_busy_ns: self.flash.channels.iter().zip(&self.chan_snapshot).map(|(c, s)| c.busy_ns() - s).collect(),
+            die_busy_ns: self.flash.dies.iter().zip(&self.die_snapshot).map(|(d, s)| d.busy_ns() - s).collect(),
             erase_counts: self.ftl.erase_counts(),
             free_blocks_min: self.free_min,
             free_blocks_end: self.ftl.total_free_blocks(),
