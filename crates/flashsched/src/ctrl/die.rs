@@ -11,8 +11,8 @@
 
 use super::channel::BusTiming;
 use super::suspend::Suspended;
-use crate::config::Timing;
 use crate::engine::Time;
+use crate::nand::latency::{LatencyModel, NandCtx, NandOp, NandOpKind};
 use crate::nand::NONE;
 use crate::sim::txn::{Txn, TxnId, TxnKind};
 
@@ -136,22 +136,22 @@ impl Die {
     /// operations that follow a transfer directly (program after data-in, read/erase after their
     /// command) end at `now + dur + array`, so a transfer costs no event of its own.
     #[inline]
-    pub fn transfer_step(&mut self, die: u32, txn: &mut Txn, array: &Timing, bus: &BusTiming, now: Time) -> Step {
+    pub fn transfer_step(&mut self, die: u32, txn: &mut Txn, lat: &mut LatencyModel, ctx: &NandCtx, bus: &BusTiming, now: Time) -> Step {
         txn.chan_wait += now - txn.chan_asked;
         let (dur, end) = match self.phase {
             Phase::ReadCmd => {
                 self.phase = Phase::ReadArray;
-                txn.array += array.read_ns;
+                charge_array(txn, NandOpKind::Read, lat, ctx);
                 (bus.command_ns, StepEnd::ArrayDone)
             }
             Phase::EraseCmd => {
                 self.phase = Phase::Erase;
-                txn.array += array.erase_ns;
+                charge_array(txn, NandOpKind::Erase, lat, ctx);
                 (bus.command_ns, StepEnd::ArrayDone)
             }
             Phase::WriteIn => {
                 self.phase = Phase::Program;
-                txn.array += array.program_ns;
+                charge_array(txn, NandOpKind::Program, lat, ctx);
                 (bus.command_ns + bus.transfer_ns(txn.bytes as u64), StepEnd::ArrayDone)
             }
             Phase::ReadOut => (bus.transfer_ns(txn.bytes as u64), StepEnd::ReadOutDone),
@@ -168,19 +168,19 @@ impl Die {
 
     /// Start the array operation at `now` without the bus (zero-length commands).
     #[inline]
-    pub fn array_step(&mut self, die: u32, txn: &mut Txn, array: &Timing, now: Time) -> Step {
-        let dur = match self.phase {
+    pub fn array_step(&mut self, die: u32, txn: &mut Txn, lat: &mut LatencyModel, ctx: &NandCtx, now: Time) -> Step {
+        let kind = match self.phase {
             Phase::ReadCmd => {
                 self.phase = Phase::ReadArray;
-                array.read_ns
+                NandOpKind::Read
             }
             Phase::EraseCmd => {
                 self.phase = Phase::Erase;
-                array.erase_ns
+                NandOpKind::Erase
             }
             p => unreachable!("die {die} starts an array operation in phase {p:?}"),
         };
-        txn.array += dur;
+        let dur = charge_array(txn, kind, lat, ctx);
         self.array_end = now + dur;
         Step { dur: 0, at: now + dur, end: StepEnd::ArrayDone, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now) }
     }
@@ -217,4 +217,14 @@ impl Die {
         }
         t
     }
+}
+
+/// Add the array time of `txn`'s operation to its stages and take the bytes the operation moves
+/// over the channel from the latency model. Returns the array time.
+#[inline]
+fn charge_array(txn: &mut Txn, kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx) -> u64 {
+    let c = lat.cost(&NandOp { kind, ppn: txn.ppn, mode: txn.mode, bytes: txn.bytes }, ctx);
+    txn.array += c.array_ns;
+    txn.bytes = c.bytes;
+    c.array_ns
 }

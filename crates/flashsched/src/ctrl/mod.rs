@@ -4,10 +4,13 @@
 //! Timing of one flash operation on its die (a die is busy from the moment it starts an operation
 //! until the operation's last step; a channel is busy only during transfers):
 //!
-//! - read: command on the channel (`timing.command`), array read (`timing.read`), data out on the
-//!   channel (bytes / rate), then ECC decoding in the controller (`timing.ecc`, die and channel free);
-//! - program: command + data in on the channel, then the array program (`timing.program`);
-//! - erase: command on the channel, then the array erase (`timing.erase`).
+//! - read: command on the channel (`timing.command`), array read (tR), data out on the channel
+//!   (bytes / rate), then ECC decoding in the controller ([`EccModel`], die and channel free);
+//! - program: command + data in on the channel, then the array program (tPROG);
+//! - erase: command on the channel, then the array erase (tBERS).
+//!
+//! The array times and the bytes each operation moves come from the NAND latency model
+//! ([`crate::nand::latency`]); by default `timing.read`, `timing.program` and `timing.erase`.
 //!
 //! The channel serves waiting dies first-come, first-served. GC reads, writes and erases are real
 //! operations on the same dies and channels as host I/O.
@@ -28,8 +31,9 @@ pub use die::{AfterArray, Die, Phase, Step, StepEnd};
 pub use ecc::EccModel;
 pub use suspend::{SuspendAt, SuspendConfig, Suspension};
 
-use crate::config::{Settings, Timing};
+use crate::config::Settings;
 use crate::engine::Time;
+use crate::nand::latency::{BlockWear, LatencyModel, NandCtx};
 use crate::nand::Layout;
 use crate::sim::txn::Txn;
 
@@ -38,8 +42,8 @@ use crate::sim::txn::Txn;
 pub struct Flash {
     pub dies: Vec<Die>,
     pub channels: Vec<Channel>,
-    /// Array times of reads, programs and erases.
-    pub array: Timing,
+    /// Array times of reads, programs and erases, and the bytes they move.
+    pub latency: LatencyModel,
     pub bus: BusTiming,
     pub ecc: EccModel,
     pub suspend: SuspendConfig,
@@ -51,7 +55,7 @@ impl Flash {
         Flash {
             dies: vec![Die::default(); layout.dies() as usize],
             channels: vec![Channel::default(); layout.channels as usize],
-            array: s.timing.clone(),
+            latency: LatencyModel::new(&s.timing),
             bus: BusTiming::new(&s.timing),
             ecc: EccModel::new(&s.timing),
             suspend: SuspendConfig::new(s),
@@ -74,16 +78,19 @@ impl Flash {
     }
 
     /// `die` got channel `ch` at `now` for the next step of `txn`, its running transaction.
+    /// `wear` is the FTL's, for latency models that depend on it.
     #[inline]
-    pub fn start_transfer(&mut self, ch: u32, die: u32, txn: &mut Txn, now: Time) -> Step {
-        let st = self.dies[die as usize].transfer_step(die, txn, &self.array, &self.bus, now);
+    pub fn start_transfer(&mut self, ch: u32, die: u32, txn: &mut Txn, wear: &dyn BlockWear, now: Time) -> Step {
+        let ctx = NandCtx { layout: &self.layout, now, wear };
+        let st = self.dies[die as usize].transfer_step(die, txn, &mut self.latency, &ctx, &self.bus, now);
         self.channels[ch as usize].occupy(now, st.dur);
         st
     }
 
     /// `die` starts the array operation of `txn`, its running transaction, at `now` without the bus.
     #[inline]
-    pub fn start_array(&mut self, die: u32, txn: &mut Txn, now: Time) -> Step {
-        self.dies[die as usize].array_step(die, txn, &self.array, now)
+    pub fn start_array(&mut self, die: u32, txn: &mut Txn, wear: &dyn BlockWear, now: Time) -> Step {
+        let ctx = NandCtx { layout: &self.layout, now, wear };
+        self.dies[die as usize].array_step(die, txn, &mut self.latency, &ctx, now)
     }
 }

@@ -7,7 +7,8 @@ use super::Simulator;
 use crate::ctrl::{AfterArray, Grant, Phase, Step, StepEnd, Suspension};
 use crate::engine::Time;
 use crate::ftl::Writer;
-use crate::nand::NONE;
+use crate::nand::latency::ProgramMode;
+use crate::nand::{Lpn, Ppn, NONE};
 
 impl Simulator {
     pub(super) fn try_start_die(&mut self, die: u32) {
@@ -84,8 +85,7 @@ impl Simulator {
             }
             TxnKind::HostWrite => match self.ftl.allocate(txn.plane, Writer::Host) {
                 Some(ppn) => {
-                    self.ftl.program(txn.lpn, ppn);
-                    self.txns.get_mut(t).ppn = ppn;
+                    self.place_write(t, txn.lpn, ppn);
                     Phase::WriteIn
                 }
                 None => {
@@ -104,8 +104,7 @@ impl Simulator {
                 // The host leaves a block's worth of pages per plane (Ftl::allocate), and a victim
                 // has fewer valid pages than that, so GC always finds a page.
                 let ppn = self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always finds a page in its reserve");
-                self.ftl.program(txn.lpn, ppn);
-                self.txns.get_mut(t).ppn = ppn;
+                self.place_write(t, txn.lpn, ppn);
                 Phase::WriteIn
             }
             TxnKind::Erase => Phase::EraseCmd,
@@ -121,6 +120,15 @@ impl Simulator {
         if txn.kind == TxnKind::HostWrite {
             self.maybe_gc(txn.plane);
         }
+    }
+
+    /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in
+    /// (the block's own: no policy chooses another yet).
+    fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
+        self.ftl.program(lpn, ppn);
+        let w = self.txns.get_mut(t);
+        w.ppn = ppn;
+        w.mode = ProgramMode::Native;
     }
 
     /// Ask for the die's channel. The bus is granted first-come, first-served; a busy channel
@@ -139,7 +147,7 @@ impl Simulator {
     /// Put the die's transfer on the bus and schedule what follows it (`ctrl::Die::transfer_step`).
     pub(super) fn start_transfer(&mut self, ch: u32, die: u32) {
         let t = self.flash.dies[die as usize].txn();
-        let st = self.flash.start_transfer(ch, die, self.txns.get_mut(t), self.now);
+        let st = self.flash.start_transfer(ch, die, self.txns.get_mut(t), &self.ftl, self.now);
         self.push_step(die, st);
     }
 
@@ -156,7 +164,7 @@ impl Simulator {
     /// Start the die's array operation without the bus (zero-length commands).
     pub(super) fn start_array(&mut self, die: u32) {
         let t = self.flash.dies[die as usize].txn();
-        let st = self.flash.start_array(die, self.txns.get_mut(t), self.now);
+        let st = self.flash.start_array(die, self.txns.get_mut(t), &self.ftl, self.now);
         self.push_step(die, st);
     }
 
