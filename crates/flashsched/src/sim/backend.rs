@@ -11,6 +11,8 @@ use crate::nand::latency::ProgramMode;
 use crate::nand::{Lpn, Ppn, NONE};
 
 impl Simulator {
+    /// Start transactions on `die` from its chip queue while it is idle and work is queued (only
+    /// reads, within the budget, while it holds a suspended program or erase; then the resume).
     pub(super) fn try_start_die(&mut self, die: u32) {
         while self.flash.dies[die as usize].is_idle() {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
@@ -182,6 +184,7 @@ impl Simulator {
         }
     }
 
+    /// The die's array operation ended: send a read's data out, or finish the operation.
     pub(super) fn on_die_done(&mut self, die: u32) {
         match self.flash.dies[die as usize].array_done(die, &self.txns.items) {
             AfterArray::Finish => self.finish_op(die),
