@@ -1,5 +1,6 @@
 //! The NAND model's addressing: how channels, chips, dies, planes, blocks and pages are numbered,
-//! and ([`latency`]) how long an array operation takes. Resources (channel bus, die busy intervals)
+//! ([`latency`]) how long an array operation takes, and ([`reliability`]) how error-prone blocks
+//! and pages are (not used by the simulator yet). Resources (channel bus, die busy intervals)
 //! live in [`crate::ctrl`]; the addressing here is pure arithmetic so the FTL and the schedulers
 //! share one numbering.
 //!
@@ -8,6 +9,7 @@
 //! `ppn = block x pages_per_block + page`.
 
 pub mod latency;
+pub mod reliability;
 
 use crate::config::Geometry;
 

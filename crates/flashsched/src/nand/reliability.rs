@@ -1,0 +1,441 @@
+//! The reliability side of the NAND model: how error-prone each block is, which ISPP step size it
+//! can be programmed with, and how many LDPC sensing levels a read of its pages needs.
+//!
+//! Why a model at all: VIOS sends writes to blocks that program faster because process variation
+//! leaves them with fewer raw bit errors; RR/WR trades program speed against read sensing. Both need
+//! blocks that differ and pages that remember how they were written. Every constant below is a
+//! config key (`device.variation.*`, `device.ispp.*`, `device.ldpc.*`; docs/device.md gives each
+//! one's source). What the papers give is tagged with the paper; the rest is [INFER].
+//!
+//! **Variation** (VIOS §4: "The BER growth rate that follows Bounded Gaussian distribution is used to
+//! simulate the process variation ... μ and σ ... 3.7×10⁻⁴ and 9×10⁻⁵"): each block draws `r_b` once
+//! per run, from a Gaussian truncated at ±`bound_sd` σ, in block order from the run's `variation`
+//! stream. `r_b` is the block's raw bit error rate at its rated life, programmed at the reference step.
+//!
+//! **RBER law** (the multiplicative form of the spec, ../shared/spec/baselines.md §9c option A;
+//! constants [INFER], calibrated so a median block supports the largest step when fresh and about
+//! 0.33 V at rated life):
+//!
+//! ```text
+//! RBER(b, N, ΔVp, t) = r_b · ((N + N₀) / (N_rated + N₀))^k · (ΔVp / ΔVp_ref)^γ  +  c_r · √N · ln(1 + t / t₀)
+//! ```
+//!
+//! with N the block's P/E cycles, ΔVp the ISPP step its page was programmed with and t the time since
+//! programming (the retention term; c_r = 0, off, by default: no paper states a retention time). The
+//! spec's other option (a threshold-voltage distribution model) meets the same two end points but
+//! puts every block at the largest step up to 6K P/E, leaving the 6K wear stage without variation, so
+//! it is not offered.
+//!
+//! **Speed detection** (VIOS §2.2, by reading data back and counting errors; spec §9d): the detected
+//! step of a block is the largest grid step with `(1 + margin) · RBER ≤ ecc_limit`; a block whose
+//! RBER exceeds the limit even at the smallest step gets the smallest step and is counted. Detection
+//! only ever lowers a block's step (VIOS §3.1: blocks move in the tree "when ... its ΔVp is
+//! decreased").
+//!
+//! **LDPC sensing levels** (RR/WR Eq. 1 and Table I): a read senses with the fewest levels whose
+//! correction capability covers the page's RBER at read time.
+
+use rand::Rng as _;
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::engine::rng::Rng;
+
+/// The ISPP step sizes a drive offers, in millivolts (integers, so program times are exact and a
+/// run is byte-identical everywhere).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepGrid {
+    /// Smallest step (slowest program), VIOS's 0.30 V.
+    pub min_mv: u16,
+    /// Largest step (fastest program), VIOS §4: 0.6.
+    pub max_mv: u16,
+    /// Spacing of the grid and of one detection step down, VIOS §4: 0.03.
+    pub decrement_mv: u16,
+    /// The step at which `device.timing.program` applies (VIOS §4: 600 us at 0.3).
+    pub ref_mv: u16,
+}
+
+impl StepGrid {
+    /// VIOS's grid: 0.30 to 0.60 V in 0.03 V steps, 600 us at 0.30.
+    pub const VIOS: StepGrid = StepGrid { min_mv: 300, max_mv: 600, decrement_mv: 30, ref_mv: 300 };
+
+    /// The grid's steps, largest (fastest) first.
+    pub fn steps_desc(&self) -> impl Iterator<Item = u16> + '_ {
+        let n = (self.max_mv - self.min_mv) / self.decrement_mv.max(1);
+        (0..=n).map(move |i| self.max_mv - i * self.decrement_mv)
+    }
+
+    /// Array program time at step `step_mv`: t_ref · ΔVp_ref / ΔVp (VIOS §2.2: a larger step needs
+    /// fewer ISPP pulses), rounded to the nearest nanosecond.
+    pub fn program_ns(&self, t_ref_ns: u64, step_mv: u16) -> u64 {
+        let s = step_mv.max(1) as u128;
+        ((t_ref_ns as u128 * self.ref_mv as u128 + s / 2) / s) as u64
+    }
+
+    /// The number of ISPP iterations at `step_mv` when `at_ref` are needed at the reference step:
+    /// ceil(at_ref · ΔVp_ref / ΔVp), at least 1. Their boundaries are where a program can pause.
+    pub fn iterations(&self, at_ref: u32, step_mv: u16) -> u32 {
+        let s = step_mv.max(1) as u64;
+        ((at_ref as u64 * self.ref_mv as u64).div_ceil(s)).max(1) as u32
+    }
+}
+
+/// The RBER law and the variation distribution (see the module documentation for the formula).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RberModel {
+    /// Mean of r_b (VIOS §4: 3.7e-4).
+    pub mean: f64,
+    /// Standard deviation of r_b (VIOS §4: 9e-5).
+    pub sd: f64,
+    /// The Gaussian is truncated at mean ± bound_sd · sd ("bounded"; the bound is [INFER]: 3).
+    pub bound_sd: f64,
+    /// N_rated: the P/E cycles at which r_b is the block's RBER (15,000 [INFER]: VIOS's last wear stage).
+    pub rated_pe: f64,
+    /// N₀: keeps a fresh block's RBER above zero (1,500 [INFER]).
+    pub wear_offset: f64,
+    /// k: RBER grows as the k-th power of wear (2 [INFER]; the spec's range 1.5-2.5).
+    pub wear_exponent: f64,
+    /// γ: RBER grows as the γ-th power of the step (4 [INFER]; the spec's range 2-4).
+    pub step_exponent: f64,
+    /// c_r of the retention term (0: off).
+    pub retention_coeff: f64,
+    /// t₀ of the retention term, in ns (1 h).
+    pub retention_t0_ns: f64,
+    /// ΔVp_ref in mV: the step r_b is given at.
+    pub ref_mv: f64,
+}
+
+impl Default for RberModel {
+    fn default() -> Self {
+        RberModel {
+            mean: 3.7e-4,
+            sd: 9e-5,
+            bound_sd: 3.0,
+            rated_pe: 15_000.0,
+            wear_offset: 1_500.0,
+            wear_exponent: 2.0,
+            step_exponent: 4.0,
+            retention_coeff: 0.0,
+            retention_t0_ns: 3.6e12,
+            ref_mv: 300.0,
+        }
+    }
+}
+
+impl RberModel {
+    /// One block's r_b: a Gaussian draw, redrawn until it falls within the bounds (rejection
+    /// sampling keeps the shape of the Gaussian inside them). `sd = 0` gives every block the mean.
+    pub fn sample(&self, rng: &mut Rng) -> f64 {
+        if self.sd <= 0.0 {
+            return self.mean;
+        }
+        let half = self.bound_sd * self.sd;
+        loop {
+            let z: f64 = StandardNormal.sample(rng);
+            let r = self.mean + self.sd * z;
+            if (r - self.mean).abs() <= half && r > 0.0 {
+                return r;
+            }
+            // A bound below one sd would make rejection slow; fall back to a uniform draw there.
+            if self.bound_sd < 1.0 {
+                return self.mean + half * (2.0 * rng.random::<f64>() - 1.0);
+            }
+        }
+    }
+
+    /// The wear factor ((N + N₀) / (N_rated + N₀))^k.
+    pub fn wear(&self, pe: u32) -> f64 {
+        ((pe as f64 + self.wear_offset) / (self.rated_pe + self.wear_offset)).powf(self.wear_exponent)
+    }
+
+    /// RBER right after programming a block with r_b = `r_b` at `pe` cycles with step `step_mv`.
+    pub fn rber(&self, r_b: f64, pe: u32, step_mv: u16) -> f64 {
+        r_b * self.wear(pe) * (step_mv as f64 / self.ref_mv).powf(self.step_exponent)
+    }
+
+    /// The retention term after `age_ns` nanoseconds at `pe` cycles.
+    pub fn retention(&self, pe: u32, age_ns: u64) -> f64 {
+        if self.retention_coeff == 0.0 || age_ns == 0 {
+            return 0.0;
+        }
+        self.retention_coeff * (pe as f64).sqrt() * (age_ns as f64 / self.retention_t0_ns).ln_1p()
+    }
+}
+
+/// What the ECC can correct, for speed detection (VIOS §2.2: a step may not exceed "the capability
+/// of the deployed ECC"). Both values [INFER]: no paper gives them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EccLimit {
+    /// The largest RBER the decoder corrects (7.5e-4).
+    pub limit: f64,
+    /// Safety margin of detection: a step is allowed while (1 + margin) · RBER ≤ limit (0.15).
+    pub margin: f64,
+}
+
+impl Default for EccLimit {
+    fn default() -> Self {
+        EccLimit { limit: 7.5e-4, margin: 0.15 }
+    }
+}
+
+/// The outcome of detecting a block's program speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detected {
+    /// The largest step the block supports (the grid's smallest when none does).
+    pub step_mv: u16,
+    /// Even the smallest step exceeds the ECC limit: the block is past its life.
+    pub beyond_ecc: bool,
+}
+
+/// The largest grid step at which a block of RBER parameter `r_b` at `pe` cycles stays within the
+/// ECC limit with its margin; `estimate` scales the RBER the detector sees (1.0 = an exact oracle).
+pub fn detect(model: &RberModel, ecc: &EccLimit, grid: &StepGrid, r_b: f64, pe: u32, estimate: f64) -> Detected {
+    for step in grid.steps_desc() {
+        if (1.0 + ecc.margin) * model.rber(r_b, pe, step) * estimate <= ecc.limit {
+            return Detected { step_mv: step, beyond_ecc: false };
+        }
+    }
+    Detected { step_mv: grid.min_mv, beyond_ecc: true }
+}
+
+/// LDPC read levels (RR/WR Eq. 1 and Table I): level ℓ corrects pages whose RBER is at most
+/// `thresholds[ℓ]`; more levels sense longer and move more soft-information bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LdpcLevels {
+    /// Increasing RBER a level corrects ([INFER]: 7.5e-5, 2.37e-4, 7.5e-4; the top one is the ECC
+    /// limit and each lower one is a factor 0.75^4 below, one RR/WR program notch at γ = 4).
+    pub thresholds: Vec<f64>,
+    /// Array sensing time per level, ns (RR/WR Table I: 30, 90, 210 us).
+    pub sense_ns: Vec<u64>,
+    /// Data-out bytes per level as a multiple of the page, in percent (RR/WR Table I: 40/80/100 us
+    /// for a page that moves in 40 us: 100, 200, 250).
+    pub transfer_pct: Vec<u32>,
+    /// Decode time per level, ns (RR/WR Table I: 8 us each).
+    pub decode_ns: Vec<u64>,
+}
+
+impl LdpcLevels {
+    /// RR/WR's Table I.
+    pub fn rrwr() -> Self {
+        LdpcLevels {
+            thresholds: vec![7.508e-5, 2.373e-4, 7.5e-4],
+            sense_ns: vec![30_000, 90_000, 210_000],
+            transfer_pct: vec![100, 200, 250],
+            decode_ns: vec![8_000, 8_000, 8_000],
+        }
+    }
+
+    /// The fewest levels that correct `rber`, and whether even the last one does not (then the read
+    /// uses the last level and is counted as uncorrectable).
+    pub fn level_for(&self, rber: f64) -> (u8, bool) {
+        match self.thresholds.iter().position(|&t| rber <= t) {
+            Some(l) => (l as u8, false),
+            None => (self.thresholds.len().saturating_sub(1) as u8, true),
+        }
+    }
+
+    /// Bytes moved over the channel by a read of `bytes` page bytes at `level`.
+    pub fn transfer_bytes(&self, bytes: u32, level: u8) -> u32 {
+        let pct = self.transfer_pct[level as usize] as u64;
+        ((bytes as u64 * pct).div_ceil(100)) as u32
+    }
+}
+
+/// Per-block reliability state: r_b and the detected step. Dense vectors (6 bytes a block: 1.5 MiB
+/// for the 262,144 blocks of a 256 GiB drive with 1 MiB blocks), filled once at the start of a run.
+#[derive(Clone, Debug, Default)]
+pub struct BlockStates {
+    r_b: Vec<f32>,
+    step_mv: Vec<u16>,
+}
+
+impl BlockStates {
+    /// Draw every block's r_b in block order from `rng` and detect its step at its erase count.
+    pub fn new(blocks: usize, model: &RberModel, ecc: &EccLimit, grid: &StepGrid, rng: &mut Rng,
+               erase_count: impl Fn(usize) -> u32) -> (Self, u64) {
+        let mut s = BlockStates { r_b: Vec::with_capacity(blocks), step_mv: Vec::with_capacity(blocks) };
+        let mut beyond = 0;
+        for b in 0..blocks {
+            let r = model.sample(rng);
+            let d = detect(model, ecc, grid, r, erase_count(b), 1.0);
+            beyond += d.beyond_ecc as u64;
+            s.r_b.push(r as f32);
+            s.step_mv.push(d.step_mv);
+        }
+        (s, beyond)
+    }
+
+    pub fn r_b(&self, block: usize) -> f64 {
+        self.r_b[block] as f64
+    }
+
+    pub fn step_mv(&self, block: usize) -> u16 {
+        self.step_mv[block]
+    }
+
+    /// Lower a block's step to `detected` if that is smaller (detection never raises it); returns
+    /// whether the step changed.
+    pub fn lower(&mut self, block: usize, detected: u16) -> bool {
+        let s = &mut self.step_mv[block];
+        if detected < *s {
+            *s = detected;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Number of blocks at each grid step, largest step first: (step_mv, blocks).
+    pub fn histogram(&self, grid: &StepGrid) -> Vec<(u16, u64)> {
+        let mut h: Vec<(u16, u64)> = grid.steps_desc().map(|s| (s, 0)).collect();
+        for &s in &self.step_mv {
+            if let Some(e) = h.iter_mut().find(|e| e.0 == s) {
+                e.1 += 1;
+            }
+        }
+        h
+    }
+}
+
+/// Per-page program modes, 2 bits a page, allocated on the first page programmed with a mode other
+/// than the default (so drives that never choose a mode pay nothing): 16 MiB for the 64 Mi pages of
+/// a 256 GiB drive with 4 KiB pages.
+#[derive(Clone, Debug, Default)]
+pub struct PageModes {
+    bits: Vec<u64>,
+    pages: usize,
+}
+
+impl PageModes {
+    pub fn new(pages: usize) -> Self {
+        PageModes { bits: Vec::new(), pages }
+    }
+
+    /// The mode code (0-3) page `ppn` was last programmed with; 0 until set.
+    #[inline]
+    pub fn get(&self, ppn: usize) -> u8 {
+        match self.bits.get(ppn / 32) {
+            Some(w) => ((w >> ((ppn % 32) * 2)) & 3) as u8,
+            None => 0,
+        }
+    }
+
+    #[inline]
+    pub fn set(&mut self, ppn: usize, mode: u8) {
+        if self.bits.is_empty() {
+            if mode == 0 {
+                return;
+            }
+            self.bits = vec![0; self.pages.div_ceil(32)];
+        }
+        let w = &mut self.bits[ppn / 32];
+        let sh = (ppn % 32) * 2;
+        *w = (*w & !(3 << sh)) | (((mode & 3) as u64) << sh);
+    }
+
+    /// Bytes held (0 until the first non-default mode).
+    pub fn heap_bytes(&self) -> usize {
+        self.bits.capacity() * 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rng::stream;
+
+    #[test]
+    fn program_time_is_inverse_in_the_step() {
+        let g = StepGrid::VIOS;
+        let t: Vec<u64> = g.steps_desc().map(|s| g.program_ns(600_000, s)).collect();
+        // 600 us · 0.3 / ΔVp for ΔVp = 0.60, 0.57, ..., 0.30 (rounded to the nearest ns).
+        assert_eq!(t, vec![300_000, 315_789, 333_333, 352_941, 375_000, 400_000, 428_571, 461_538, 500_000, 545_455, 600_000]);
+        // RR/WR Table I's three speeds are the steps 0.225, 0.30 and 0.40 V.
+        assert_eq!([225, 300, 400].map(|s| g.program_ns(600_000, s)), [800_000, 600_000, 450_000]);
+        assert_eq!([300, 600, 225].map(|s| g.iterations(10, s)), [10, 5, 14]);
+    }
+
+    /// The calibration targets: a median block (r_b = 3.7e-4) supports 0.60 V fresh and 0.30-0.36 V
+    /// at 15K P/E; the bounds of the distribution at each wear stage (values from the formula by hand:
+    /// the step is the largest s with 1.15 · r_b · w(N) · (s/0.3)^4 ≤ 7.5e-4).
+    #[test]
+    fn calibration_targets_hold() {
+        let (m, e, g) = (RberModel::default(), EccLimit::default(), StepGrid::VIOS);
+        let lo = m.mean - 3.0 * m.sd;
+        let hi = m.mean + 3.0 * m.sd;
+        let at = |r: f64, pe: u32| detect(&m, &e, &g, r, pe, 1.0).step_mv;
+        assert_eq!(at(m.mean, 0), 600);
+        assert!((300..=360).contains(&at(m.mean, 15_000)));
+        assert_eq!(at(m.mean, 15_000), 330);
+        // median / best / worst block per wear stage
+        assert_eq!([6_000, 9_000, 12_000, 15_000].map(|n| at(m.mean, n)), [510, 420, 360, 330]);
+        assert_eq!([6_000, 9_000, 12_000, 15_000].map(|n| at(lo, n)), [600, 600, 510, 450]);
+        assert_eq!([6_000, 9_000, 12_000, 15_000].map(|n| at(hi, n)), [420, 360, 330, 300]);
+        // The worst block is still correctable at 15K, and past it a little later.
+        assert!(!detect(&m, &e, &g, hi, 15_000, 1.0).beyond_ecc);
+        assert!(detect(&m, &e, &g, hi, 15_500, 1.0).beyond_ecc);
+    }
+
+    #[test]
+    fn samples_are_bounded_gaussian_and_reproducible() {
+        let m = RberModel::default();
+        let mut rng = stream(7, "variation");
+        let xs: Vec<f64> = (0..20_000).map(|_| m.sample(&mut rng)).collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (xs.len() - 1) as f64).sqrt();
+        assert!((mean - 3.7e-4).abs() < 2e-6, "{mean}");
+        // A Gaussian truncated at ±3σ has sd 0.9866σ.
+        assert!((sd / 9e-5 - 0.9866).abs() < 0.02, "{sd}");
+        assert!(xs.iter().all(|&x| (1.0e-4..=6.4e-4).contains(&x)));
+        let again: Vec<f64> = { let mut r = stream(7, "variation"); (0..5).map(|_| m.sample(&mut r)).collect() };
+        assert_eq!(&xs[..5], &again[..]);
+    }
+
+    #[test]
+    fn detection_only_lowers_and_counts_blocks_per_step() {
+        let (m, e, g) = (RberModel::default(), EccLimit::default(), StepGrid::VIOS);
+        let mut rng = stream(1, "variation");
+        let (mut s, beyond) = BlockStates::new(1000, &m, &e, &g, &mut rng, |_| 9_000);
+        assert_eq!(beyond, 0);
+        let h = s.histogram(&g);
+        assert_eq!(h.iter().map(|e| e.1).sum::<u64>(), 1000);
+        assert!(h.iter().filter(|e| e.1 > 0).count() >= 4, "9K P/E spreads the blocks over several steps: {h:?}");
+        let before = s.step_mv(0);
+        assert!(!s.lower(0, before + 30));
+        assert!(s.lower(0, before - 30));
+        assert_eq!(s.step_mv(0), before - 30);
+    }
+
+    #[test]
+    fn ldpc_levels_follow_rber() {
+        let l = LdpcLevels::rrwr();
+        assert_eq!(l.level_for(1e-5), (0, false));
+        assert_eq!(l.level_for(7.508e-5), (0, false));
+        assert_eq!(l.level_for(1e-4), (1, false));
+        assert_eq!(l.level_for(5e-4), (2, false));
+        assert_eq!(l.level_for(1e-3), (2, true));
+        assert_eq!([0, 1, 2].map(|lv| l.transfer_bytes(4096, lv)), [4096, 8192, 10240]);
+    }
+
+    #[test]
+    fn retention_is_off_by_default_and_grows_with_age() {
+        let mut m = RberModel::default();
+        assert_eq!(m.retention(15_000, 1 << 50), 0.0);
+        m.retention_coeff = 8.8e-8;
+        let day = m.retention(15_000, 86_400_000_000_000);
+        let year = m.retention(15_000, 365 * 86_400_000_000_000);
+        assert!(day > 0.0 && year > day);
+        assert!((year - 9.78e-5).abs() < 1e-6, "{year}");
+    }
+
+    #[test]
+    fn page_modes_are_lazy_and_packed() {
+        let mut p = PageModes::new(1 << 26); // 256 GiB of 4 KiB pages
+        p.set(5, 0);
+        assert_eq!(p.heap_bytes(), 0);
+        p.set(5, 2);
+        p.set(6, 3);
+        p.set(5, 1);
+        assert_eq!((p.get(5), p.get(6), p.get(7)), (1, 3, 0));
+        assert_eq!(p.heap_bytes(), 16 << 20);
+    }
+}
