@@ -20,7 +20,8 @@ use crate::nand::{Layout, Ppn, NONE};
 
 /// How a page is programmed. `Native` is the block's own (nominal or detected) speed; `Slow`,
 /// `Normal` and `Fast` are the explicit modes of RR/WR (Table I), chosen per write. Only `Native`
-/// is used today.
+/// is used today. The discriminants are the 2-bit codes `reliability::PageModes` stores (0, the
+/// default, for pages never programmed with another mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum ProgramMode {
