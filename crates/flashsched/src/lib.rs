@@ -20,9 +20,11 @@
 //!
 //! Layers, each a trait with one implementation per file, chosen by name in the config:
 //! workload → [`host`] scheduler → [`hil`] device queue → [`ftl`] (mapping, allocation, GC) →
-//! [`tsu`] transaction scheduler → NAND resources (in [`sim`]).
+//! [`tsu`] transaction scheduler → flash dies and channels ([`ctrl`]), driven in simulated time by
+//! [`sim`].
 
 pub mod config;
+pub mod ctrl;
 pub mod engine;
 pub mod ftl;
 pub mod hil;

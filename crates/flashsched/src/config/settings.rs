@@ -230,12 +230,7 @@ impl Timing {
     /// Bus time of `bytes` of data, without the command overhead: ceil(bytes / width / rate).
     #[inline]
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
-        // bytes <= 4 GiB and rate * width < 2^64 / 1e9 in practice; u128 only where it could overflow.
-        let den = self.channel_bytes_per_transfer as u64 * self.channel_rate_per_s;
-        match bytes.checked_mul(1_000_000_000) {
-            Some(num) => num.div_ceil(den),
-            None => (bytes as u128 * 1_000_000_000u128).div_ceil(den as u128) as u64,
-        }
+        crate::ctrl::BusTiming::new(self).transfer_ns(bytes)
     }
 }
 

@@ -467,6 +467,14 @@ impl Ftl {
     }
 }
 
+/// Latency models that depend on wear read it from the FTL's erase counts.
+impl crate::nand::latency::BlockWear for Ftl {
+    #[inline]
+    fn erase_count(&self, block: u32) -> u32 {
+        Ftl::erase_count(self, block)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

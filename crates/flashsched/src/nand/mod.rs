@@ -1,11 +1,14 @@
-//! The NAND model's addressing: how channels, chips, dies, planes, blocks and pages are numbered.
-//! Time and resources (channel bus, die busy intervals) live in [`crate::sim`]; this module is pure
-//! arithmetic so the FTL and the schedulers share one numbering.
+//! The NAND model's addressing: how channels, chips, dies, planes, blocks and pages are numbered,
+//! ([`latency`]) how long an array operation takes, and ([`reliability`]) how error-prone blocks
+//! and pages are (not used by the simulator yet). Resources (channel bus, die busy intervals)
+//! live in [`crate::ctrl`]; the addressing here is pure arithmetic so the FTL and the schedulers
+//! share one numbering.
 //!
 //! Global indices nest: `chip = channel x chips_per_channel + way`, `die = chip x dies_per_chip + d`,
 //! `plane = die x planes_per_die + p`, `block = plane x blocks_per_plane + b`,
 //! `ppn = block x pages_per_block + page`.
 
+pub mod latency;
 pub mod reliability;
 
 use crate::config::Geometry;

@@ -2,6 +2,7 @@
 //! piece of a host request, or one step of garbage collection, and the times it accumulates.
 
 use crate::engine::Time;
+use crate::nand::latency::ProgramMode;
 use crate::nand::{Lpn, Ppn};
 
 pub type TxnId = u32;
@@ -41,6 +42,8 @@ pub struct Txn {
     pub die: u32,
     /// Bytes moved over the channel (0 with copyback).
     pub bytes: u32,
+    /// Writes: the mode the page is programmed in, chosen with the page. Reads and erases: `Native`.
+    pub mode: ProgramMode,
     /// When it entered its chip's queue.
     pub enqueued: Time,
     /// When it last asked for the channel.
@@ -53,9 +56,12 @@ pub struct Txn {
 
 impl Txn {
     pub fn new(kind: TxnKind, req: ReqId, lpn: Lpn, ppn: Ppn, plane: u32, die: u32, bytes: u32, now: Time) -> Self {
-        Txn { kind, req, lpn, ppn, plane, die, bytes, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0 }
+        Txn { kind, req, lpn, ppn, plane, die, bytes, mode: ProgramMode::Native, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0 }
     }
 }
+
+// A transaction is copied whole on the hot path (starting and finishing it): keep it small.
+const _: () = assert!(std::mem::size_of::<Txn>() <= 80);
 
 /// A slab: ids are reused once freed, so memory follows what is in flight, not the trace.
 #[derive(Debug)]

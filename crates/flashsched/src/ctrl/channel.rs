@@ -1,0 +1,107 @@
+//! A flash channel: the bus a channel's dies share for commands and data transfers.
+//!
+//! The bus serves one transfer at a time and hands itself to waiting dies first-come,
+//! first-served. A busy channel needs one `ChannelFree` event to pass the bus on; the
+//! [`Channel`] says when that event is due and the simulator schedules it, so the order of
+//! events at equal times stays the simulator's.
+
+use std::collections::VecDeque;
+
+use crate::config::Timing;
+use crate::engine::Time;
+
+/// Bus speed and the command overhead of one flash command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BusTiming {
+    /// Bus time of the command and address cycles that start an operation.
+    pub command_ns: u64,
+    /// Bytes moved per bus cycle (the channel's width).
+    pub bytes_per_transfer: u32,
+    /// Bus cycles per second.
+    pub rate_per_s: u64,
+}
+
+impl BusTiming {
+    pub fn new(t: &Timing) -> Self {
+        BusTiming { command_ns: t.command_ns, bytes_per_transfer: t.channel_bytes_per_transfer, rate_per_s: t.channel_rate_per_s }
+    }
+
+    /// Bus time of `bytes` of data, without the command overhead: ceil(bytes / width / rate).
+    #[inline]
+    pub fn transfer_ns(&self, bytes: u64) -> u64 {
+        // bytes <= 4 GiB and rate * width < 2^64 / 1e9 in practice; u128 only where it could overflow.
+        let den = self.bytes_per_transfer as u64 * self.rate_per_s;
+        match bytes.checked_mul(1_000_000_000) {
+            Some(num) => num.div_ceil(den),
+            None => (bytes as u128 * 1_000_000_000u128).div_ceil(den as u128) as u64,
+        }
+    }
+}
+
+/// What a die asking for the bus got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant {
+    /// The bus is free and nobody is waiting: transfer now.
+    Now,
+    /// Queued behind the current transfer and other waiting dies; a `ChannelFree` event is
+    /// already due.
+    Queued,
+    /// Queued, and the channel needs a `ChannelFree` event at this time.
+    QueuedRelease(Time),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Channel {
+    /// The bus is busy until then (a transfer in progress).
+    busy_until: Time,
+    /// Dies waiting for the bus, oldest first.
+    waiting: VecDeque<u32>,
+    /// A `ChannelFree` event is scheduled.
+    release_pending: bool,
+    busy_ns: u64,
+}
+
+impl Channel {
+    /// `die` asks for the bus at `now`.
+    #[inline]
+    pub fn request(&mut self, die: u32, now: Time) -> Grant {
+        if now >= self.busy_until && self.waiting.is_empty() {
+            return Grant::Now;
+        }
+        self.waiting.push_back(die);
+        if self.release_pending {
+            return Grant::Queued;
+        }
+        self.release_pending = true;
+        Grant::QueuedRelease(self.busy_until.max(now))
+    }
+
+    /// A transfer of `dur` starts at `now`.
+    #[inline]
+    pub fn occupy(&mut self, now: Time, dur: u64) {
+        self.busy_until = now + dur;
+        self.busy_ns += dur;
+    }
+
+    /// The scheduled `ChannelFree` event ran: the oldest waiting die, which gets the bus.
+    #[inline]
+    pub fn release(&mut self) -> Option<u32> {
+        self.release_pending = false;
+        self.waiting.pop_front()
+    }
+
+    /// After handing the bus on: when the next `ChannelFree` event is due, if dies still wait.
+    #[inline]
+    pub fn rearm(&mut self) -> Option<Time> {
+        if self.waiting.is_empty() {
+            return None;
+        }
+        self.release_pending = true;
+        Some(self.busy_until)
+    }
+
+    /// Time spent transferring so far.
+    pub fn busy_ns(&self) -> u64 {
+        self.busy_ns
+    }
+}

@@ -1,0 +1,230 @@
+//! A die's state machine and the timing of its steps.
+//!
+//! A die is busy from the moment it starts an operation until the operation's last step. Its
+//! phases are wider than their names: `Program` is entered when the data-in transfer STARTS,
+//! `ReadArray` and `Erase` when their command starts (the array operation follows the transfer
+//! with no event of its own); `ReadCmd`, `WriteIn` and `EraseCmd` only mean "waiting for the
+//! bus". Suspension (`super::suspend`) relies on this.
+//!
+//! The steps return what happens next as a [`Step`] and never schedule events themselves: the
+//! simulator does, in a fixed order.
+
+use super::channel::BusTiming;
+use super::suspend::Suspended;
+use crate::engine::Time;
+use crate::nand::latency::{LatencyModel, NandCtx, NandOp, NandOpKind};
+use crate::nand::NONE;
+use crate::sim::txn::{Txn, TxnId, TxnKind};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Idle,
+    ReadCmd,
+    ReadArray,
+    ReadOut,
+    WriteIn,
+    Program,
+    EraseCmd,
+    Erase,
+    /// Suspending a program or erase: waiting for a safe point.
+    Suspending,
+}
+
+#[derive(Debug, Clone)]
+pub struct Die {
+    pub(super) txn: TxnId,
+    pub(super) phase: Phase,
+    pub(super) op_start: Time,
+    pub(super) busy_ns: u64,
+    /// Bumped whenever a scheduled end of operation is cancelled (suspension).
+    pub(super) epoch: u32,
+    /// When the running array operation is due to end.
+    pub(super) array_end: Time,
+    /// A program or erase put aside while the die serves reads.
+    pub(super) suspended: Option<Suspended>,
+    /// Suspensions of the current program or erase so far.
+    pub(super) suspensions: u32,
+    /// A host read arrived while the program's data-in (or the erase's command) was still on its
+    /// way: suspend as soon as the array operation starts.
+    pub(super) suspend_wanted: bool,
+}
+
+/// What ends a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepEnd {
+    /// The array operation (read, program, erase) ends: a `DieDone` event with the step's epoch.
+    ArrayDone,
+    /// The read's data-out transfer ends: a `ReadOutDone` event.
+    ReadOutDone,
+}
+
+/// A step a die started: schedule `end` at `at`, then, if `suspend_from` is set, suspend the
+/// operation from then (a read queued while the step waited for the bus).
+#[derive(Debug, Clone, Copy)]
+pub struct Step {
+    /// Bus time of the step (0 for an array operation without a transfer).
+    pub dur: u64,
+    pub at: Time,
+    pub end: StepEnd,
+    pub epoch: u32,
+    pub suspend_from: Option<Time>,
+}
+
+/// What follows the end of an array operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterArray {
+    /// The die now waits for the bus to send the read's data out.
+    ReadOut,
+    /// The operation is over (program, erase, copyback read).
+    Finish,
+}
+
+impl Default for Die {
+    fn default() -> Self {
+        Die {
+            txn: NONE,
+            phase: Phase::Idle,
+            op_start: 0,
+            busy_ns: 0,
+            epoch: 0,
+            array_end: 0,
+            suspended: None,
+            suspensions: 0,
+            suspend_wanted: false,
+        }
+    }
+}
+
+impl Die {
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        self.phase == Phase::Idle
+    }
+
+    /// Running an operation or holding a suspended one.
+    #[inline]
+    pub fn is_occupied(&self) -> bool {
+        self.phase != Phase::Idle || self.suspended.is_some()
+    }
+
+    /// The transaction the die is running (`NONE` when idle).
+    #[inline]
+    pub fn txn(&self) -> TxnId {
+        self.txn
+    }
+
+    /// Events carrying another epoch are stale (a suspension moved the end of the operation).
+    #[inline]
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// Time spent running operations so far.
+    pub fn busy_ns(&self) -> u64 {
+        self.busy_ns
+    }
+
+    /// Start `t` in its first phase.
+    #[inline]
+    pub fn begin(&mut self, t: TxnId, phase: Phase, now: Time) {
+        self.txn = t;
+        self.phase = phase;
+        self.op_start = now;
+    }
+
+    /// The die got the bus at `now`: the transfer's duration and what follows it. Array
+    /// operations that follow a transfer directly (program after data-in, read/erase after their
+    /// command) end at `now + dur + array`, so a transfer costs no event of its own.
+    #[inline]
+    pub fn transfer_step(&mut self, die: u32, txn: &mut Txn, lat: &mut LatencyModel, ctx: &NandCtx, bus: &BusTiming, now: Time) -> Step {
+        txn.chan_wait += now - txn.chan_asked;
+        let (dur, end) = match self.phase {
+            Phase::ReadCmd => {
+                self.phase = Phase::ReadArray;
+                charge_array(txn, NandOpKind::Read, lat, ctx);
+                (bus.command_ns, StepEnd::ArrayDone)
+            }
+            Phase::EraseCmd => {
+                self.phase = Phase::Erase;
+                charge_array(txn, NandOpKind::Erase, lat, ctx);
+                (bus.command_ns, StepEnd::ArrayDone)
+            }
+            Phase::WriteIn => {
+                self.phase = Phase::Program;
+                charge_array(txn, NandOpKind::Program, lat, ctx);
+                (bus.command_ns + bus.transfer_ns(txn.bytes as u64), StepEnd::ArrayDone)
+            }
+            Phase::ReadOut => (bus.transfer_ns(txn.bytes as u64), StepEnd::ReadOutDone),
+            p => unreachable!("die {die} asked for the channel in phase {p:?}"),
+        };
+        txn.bus += dur;
+        let array = match end {
+            StepEnd::ArrayDone => txn.array,
+            StepEnd::ReadOutDone => 0,
+        };
+        self.array_end = now + dur + array;
+        Step { dur, at: now + dur + array, end, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now + dur) }
+    }
+
+    /// Start the array operation at `now` without the bus (zero-length commands).
+    #[inline]
+    pub fn array_step(&mut self, die: u32, txn: &mut Txn, lat: &mut LatencyModel, ctx: &NandCtx, now: Time) -> Step {
+        let kind = match self.phase {
+            Phase::ReadCmd => {
+                self.phase = Phase::ReadArray;
+                NandOpKind::Read
+            }
+            Phase::EraseCmd => {
+                self.phase = Phase::Erase;
+                NandOpKind::Erase
+            }
+            p => unreachable!("die {die} starts an array operation in phase {p:?}"),
+        };
+        let dur = charge_array(txn, kind, lat, ctx);
+        self.array_end = now + dur;
+        Step { dur: 0, at: now + dur, end: StepEnd::ArrayDone, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now) }
+    }
+
+    /// The array operation ended. A read with data to send waits for the bus; a copyback read
+    /// (no bytes: the data stays in the die), a program and an erase are over.
+    #[inline]
+    pub fn array_done(&mut self, die: u32, txns: &[Txn]) -> AfterArray {
+        match self.phase {
+            Phase::ReadArray => {
+                if txns[self.txn as usize].bytes == 0 {
+                    AfterArray::Finish
+                } else {
+                    self.phase = Phase::ReadOut;
+                    AfterArray::ReadOut
+                }
+            }
+            Phase::Program | Phase::Erase => AfterArray::Finish,
+            p => unreachable!("die {die} finished an array operation in phase {p:?}"),
+        }
+    }
+
+    /// The operation of kind `kind` is over at `now`: the die is idle; returns its transaction.
+    /// A finished program or erase clears its suspension count.
+    #[inline]
+    pub fn release(&mut self, kind: TxnKind, now: Time) -> TxnId {
+        let t = self.txn;
+        self.busy_ns += now - self.op_start;
+        self.txn = NONE;
+        self.phase = Phase::Idle;
+        if matches!(kind, TxnKind::HostWrite | TxnKind::GcWrite | TxnKind::Erase) {
+            self.suspensions = 0;
+            self.suspend_wanted = false;
+        }
+        t
+    }
+}
+
+/// Add the array time of `txn`'s operation to its stages and take the bytes the operation moves
+/// over the channel from the latency model. Returns the array time.
+#[inline]
+fn charge_array(txn: &mut Txn, kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx) -> u64 {
+    let c = lat.cost(&NandOp { kind, ppn: txn.ppn, mode: txn.mode, bytes: txn.bytes }, ctx);
+    txn.array += c.array_ns;
+    txn.bytes = c.bytes;
+    c.array_ns
+}

@@ -1,0 +1,96 @@
+//! The flash controller's resources and their timing: dies, channels, ECC and program/erase
+//! suspension.
+//!
+//! Timing of one flash operation on its die (a die is busy from the moment it starts an operation
+//! until the operation's last step; a channel is busy only during transfers):
+//!
+//! - read: command on the channel (`timing.command`), array read (tR), data out on the channel
+//!   (bytes / rate), then ECC decoding in the controller ([`EccModel`], die and channel free);
+//! - program: command + data in on the channel, then the array program (tPROG);
+//! - erase: command on the channel, then the array erase (tBERS).
+//!
+//! The array times and the bytes each operation moves come from the NAND latency model
+//! ([`crate::nand::latency`]); by default `timing.read`, `timing.program` and `timing.erase`.
+//!
+//! The channel serves waiting dies first-come, first-served. GC reads, writes and erases are real
+//! operations on the same dies and channels as host I/O.
+//!
+//! Why a layer of its own: the simulator's event loop ([`crate::sim`]) decides what runs when;
+//! this module decides how long it takes and what state a die or channel is in. Its functions
+//! are leaves: they never call back into the simulator and never schedule events. They return
+//! small `Copy` values ([`Step`], [`Grant`], [`SuspendAt`]) and the simulator pushes the events,
+//! in a fixed order, so that events at equal times keep running in the same order.
+
+pub mod channel;
+pub mod die;
+pub mod ecc;
+pub mod suspend;
+
+pub use channel::{BusTiming, Channel, Grant};
+pub use die::{AfterArray, Die, Phase, Step, StepEnd};
+pub use ecc::EccModel;
+pub use suspend::{SuspendAt, SuspendConfig, Suspension};
+
+use crate::config::Settings;
+use crate::engine::Time;
+use crate::nand::latency::{BlockWear, LatencyModel, NandCtx};
+use crate::nand::Layout;
+use crate::sim::txn::Txn;
+
+/// The drive's flash resources and their timing models.
+#[derive(Debug, Clone)]
+pub struct Flash {
+    pub dies: Vec<Die>,
+    pub channels: Vec<Channel>,
+    /// Array times of reads, programs and erases, and the bytes they move.
+    pub latency: LatencyModel,
+    pub bus: BusTiming,
+    pub ecc: EccModel,
+    pub suspend: SuspendConfig,
+    pub layout: Layout,
+}
+
+impl Flash {
+    pub fn new(s: &Settings, layout: Layout) -> Self {
+        Flash {
+            dies: vec![Die::default(); layout.dies() as usize],
+            channels: vec![Channel::default(); layout.channels as usize],
+            latency: LatencyModel::new(&s.timing),
+            bus: BusTiming::new(&s.timing),
+            ecc: EccModel::new(&s.timing),
+            suspend: SuspendConfig::new(s),
+            layout,
+        }
+    }
+
+    /// A die of `chip` runs an operation or holds a suspended one.
+    #[inline]
+    pub fn chip_busy(&self, chip: u32) -> bool {
+        let first = chip * self.layout.dies_per_chip;
+        self.dies[first as usize..(first + self.layout.dies_per_chip) as usize].iter().any(Die::is_occupied)
+    }
+
+    /// An operation starting in `phase` goes straight to the array: a zero-length command needs
+    /// no bus time.
+    #[inline]
+    pub fn skips_bus(&self, phase: Phase) -> bool {
+        self.bus.command_ns == 0 && matches!(phase, Phase::ReadCmd | Phase::EraseCmd)
+    }
+
+    /// `die` got channel `ch` at `now` for the next step of `txn`, its running transaction.
+    /// `wear` is the FTL's, for latency models that depend on it.
+    #[inline]
+    pub fn start_transfer(&mut self, ch: u32, die: u32, txn: &mut Txn, wear: &dyn BlockWear, now: Time) -> Step {
+        let ctx = NandCtx { layout: &self.layout, now, wear };
+        let st = self.dies[die as usize].transfer_step(die, txn, &mut self.latency, &ctx, &self.bus, now);
+        self.channels[ch as usize].occupy(now, st.dur);
+        st
+    }
+
+    /// `die` starts the array operation of `txn`, its running transaction, at `now` without the bus.
+    #[inline]
+    pub fn start_array(&mut self, die: u32, txn: &mut Txn, wear: &dyn BlockWear, now: Time) -> Step {
+        let ctx = NandCtx { layout: &self.layout, now, wear };
+        self.dies[die as usize].array_step(die, txn, &mut self.latency, &ctx, now)
+    }
+}

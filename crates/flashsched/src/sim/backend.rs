@@ -1,0 +1,241 @@
+//! The flash side of the simulator: dies taking transactions from their queues, the channel
+//! bus, array operations, program/erase suspension, and the end of each operation.
+
+use super::event::Ev;
+use super::txn::{Txn, TxnId, TxnKind};
+use super::Simulator;
+use crate::ctrl::{AfterArray, Grant, Phase, Step, StepEnd, Suspension};
+use crate::engine::Time;
+use crate::ftl::Writer;
+use crate::nand::latency::ProgramMode;
+use crate::nand::{Lpn, Ppn, NONE};
+
+impl Simulator {
+    /// Start transactions on `die` from its chip queue while it is idle and work is queued (only
+    /// reads, within the budget, while it holds a suspended program or erase; then the resume).
+    pub(super) fn try_start_die(&mut self, die: u32) {
+        while self.flash.dies[die as usize].is_idle() {
+            if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
+                // A suspended program or erase: only reads may run, within the suspension's budget.
+                match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
+                    Some(t) => {
+                        self.flash.dies[die as usize].count_suspended_read();
+                        self.start_txn(die, t)
+                    }
+                    None => self.resume(die),
+                }
+                continue;
+            }
+            let Some(t) = self.tsu.next(die, &self.txns.items) else { return };
+            self.start_txn(die, t);
+        }
+    }
+
+    /// A host read `reader` was queued for the busy `die`: suspend its program or erase for it
+    /// if the device allows (`ctrl::suspend`).
+    pub(super) fn maybe_suspend_for(&mut self, die: u32, reader: TxnId) {
+        if self.txns.get(reader).kind != TxnKind::HostRead {
+            return;
+        }
+        let f = &mut self.flash;
+        if let Some(from) = f.dies[die as usize].read_queued(&f.suspend, &self.txns.items, self.now) {
+            self.suspend_from(die, from);
+        }
+    }
+
+    /// Suspend the die's program or erase at the first safe point after `from`, if allowed.
+    pub(super) fn suspend_from(&mut self, die: u32, from: Time) {
+        let f = &mut self.flash;
+        let Some(s) = f.dies[die as usize].suspend_from(&f.suspend, from) else { return };
+        match s.of {
+            Suspension::Program => self.counters.program_suspensions += 1,
+            Suspension::Erase => self.counters.erase_suspensions += 1,
+        }
+        self.counters.suspensions += 1;
+        self.events.push(s.safe_point, Ev::SuspendDone(die, s.epoch));
+    }
+
+    /// The die reached its safe point: it is free for reads until it resumes.
+    pub(super) fn on_suspended(&mut self, die: u32) {
+        self.flash.dies[die as usize].at_safe_point(self.now);
+        self.try_start_die(die);
+    }
+
+    /// No read left for the die: resume its suspended program or erase.
+    pub(super) fn resume(&mut self, die: u32) {
+        let f = &mut self.flash;
+        let d = &mut f.dies[die as usize];
+        let t = d.suspended_txn();
+        let (end, epoch) = d.resume(&f.suspend, self.txns.get_mut(t), self.now);
+        self.events.push(end, Ev::DieDone(die, epoch));
+    }
+
+    /// Start `t` on `die`; it may turn out to need no flash work (a dropped GC move) or to wait
+    /// for GC (a host write with no free page), leaving the die idle.
+    pub(super) fn start_txn(&mut self, die: u32, t: TxnId) {
+        let now = self.now;
+        let txn = *self.txns.get(t);
+        let phase = match txn.kind {
+            TxnKind::HostRead => Phase::ReadCmd,
+            TxnKind::GcRead => {
+                if !self.ftl.still_current(txn.lpn, txn.ppn) {
+                    self.gc_move_finished(txn.plane, false);
+                    self.txns.remove(t);
+                    return;
+                }
+                Phase::ReadCmd
+            }
+            TxnKind::HostWrite => match self.ftl.allocate(txn.plane, Writer::Host) {
+                Some(ppn) => {
+                    self.place_write(t, txn.lpn, ppn);
+                    Phase::WriteIn
+                }
+                None => {
+                    self.counters.write_stalls += 1;
+                    self.stalled[txn.plane as usize].push(t);
+                    self.maybe_gc(txn.plane);
+                    return;
+                }
+            },
+            TxnKind::GcWrite => {
+                if !self.ftl.still_current(txn.lpn, txn.ppn) {
+                    self.gc_move_finished(txn.plane, false);
+                    self.txns.remove(t);
+                    return;
+                }
+                // The host leaves a block's worth of pages per plane (Ftl::allocate), and a victim
+                // has fewer valid pages than that, so GC always finds a page.
+                let ppn = self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always finds a page in its reserve");
+                self.place_write(t, txn.lpn, ppn);
+                Phase::WriteIn
+            }
+            TxnKind::Erase => Phase::EraseCmd,
+        };
+        self.txns.get_mut(t).die_wait = now - txn.enqueued;
+        self.flash.dies[die as usize].begin(t, phase, now);
+        if self.flash.skips_bus(phase) {
+            // A zero-length command needs no bus time: go straight to the array.
+            self.start_array(die);
+        } else {
+            self.request_channel(die);
+        }
+        if txn.kind == TxnKind::HostWrite {
+            self.maybe_gc(txn.plane);
+        }
+    }
+
+    /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in
+    /// (the block's own: no policy chooses another yet).
+    fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
+        self.ftl.program(lpn, ppn);
+        let w = self.txns.get_mut(t);
+        w.ppn = ppn;
+        w.mode = ProgramMode::Native;
+    }
+
+    /// Ask for the die's channel. The bus is granted first-come, first-served; a busy channel
+    /// schedules one `ChannelFree` event to hand itself to the next waiting die.
+    pub(super) fn request_channel(&mut self, die: u32) {
+        let ch = self.layout.channel_of_die(die);
+        let t = self.flash.dies[die as usize].txn();
+        self.txns.get_mut(t).chan_asked = self.now;
+        match self.flash.channels[ch as usize].request(die, self.now) {
+            Grant::Now => self.start_transfer(ch, die),
+            Grant::Queued => {}
+            Grant::QueuedRelease(at) => self.events.push(at, Ev::ChannelFree(ch)),
+        }
+    }
+
+    /// Put the die's transfer on the bus and schedule what follows it (`ctrl::Die::transfer_step`).
+    pub(super) fn start_transfer(&mut self, ch: u32, die: u32) {
+        let t = self.flash.dies[die as usize].txn();
+        let st = self.flash.start_transfer(ch, die, self.txns.get_mut(t), &self.ftl, self.now);
+        self.push_step(die, st);
+    }
+
+    /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
+    pub(super) fn on_channel_free(&mut self, ch: u32) {
+        if let Some(next) = self.flash.channels[ch as usize].release() {
+            self.start_transfer(ch, next);
+            if let Some(at) = self.flash.channels[ch as usize].rearm() {
+                self.events.push(at, Ev::ChannelFree(ch));
+            }
+        }
+    }
+
+    /// Start the die's array operation without the bus (zero-length commands).
+    pub(super) fn start_array(&mut self, die: u32) {
+        let t = self.flash.dies[die as usize].txn();
+        let st = self.flash.start_array(die, self.txns.get_mut(t), &self.ftl, self.now);
+        self.push_step(die, st);
+    }
+
+    /// Schedule the end of a step the die started, then the suspension a read queued during it
+    /// asked for (in this order: equal-time events run in push order).
+    #[inline]
+    fn push_step(&mut self, die: u32, st: Step) {
+        let ev = match st.end {
+            StepEnd::ArrayDone => Ev::DieDone(die, st.epoch),
+            StepEnd::ReadOutDone => Ev::ReadOutDone(die),
+        };
+        self.events.push(st.at, ev);
+        if let Some(from) = st.suspend_from {
+            self.suspend_from(die, from);
+        }
+    }
+
+    /// The die's array operation ended: send a read's data out, or finish the operation.
+    pub(super) fn on_die_done(&mut self, die: u32) {
+        match self.flash.dies[die as usize].array_done(die, &self.txns.items) {
+            AfterArray::Finish => self.finish_op(die),
+            AfterArray::ReadOut => self.request_channel(die),
+        }
+    }
+
+    /// The die's operation is over: free the die, account the transaction, start the next one.
+    pub(super) fn finish_op(&mut self, die: u32) {
+        let now = self.now;
+        let t = self.flash.dies[die as usize].txn();
+        let txn = *self.txns.get(t);
+        self.flash.dies[die as usize].release(txn.kind, now);
+        match txn.kind {
+            TxnKind::HostRead => {
+                self.counters.nand_pages_read += 1;
+                let ecc = self.flash.ecc.decode_ns(&txn);
+                if ecc > 0 {
+                    self.events.push(now + ecc, Ev::EccDone(t));
+                } else {
+                    self.complete_host_txn(t);
+                }
+            }
+            TxnKind::HostWrite => {
+                self.counters.nand_pages_written += 1;
+                self.complete_host_txn(t);
+            }
+            TxnKind::GcRead => {
+                self.counters.nand_pages_read += 1;
+                self.txns.remove(t);
+                let bytes = if self.copyback { 0 } else { self.page_size as u32 };
+                let w = self.txns.insert(Txn::new(TxnKind::GcWrite, NONE, txn.lpn, txn.ppn, txn.plane, txn.die, bytes, now));
+                self.to_tsu(w);
+            }
+            TxnKind::GcWrite => {
+                self.counters.nand_pages_written += 1;
+                self.txns.remove(t);
+                self.gc_move_finished(txn.plane, true);
+            }
+            TxnKind::Erase => {
+                self.txns.remove(t);
+                self.ftl.erase(self.layout.block_of(txn.ppn));
+                // Writes that waited for this block go back to the head of their queue, in order.
+                let waiting = std::mem::take(&mut self.stalled[txn.plane as usize]);
+                for w in waiting.into_iter().rev() {
+                    self.tsu.enqueue_front(w, self.txns.get(w));
+                }
+                self.maybe_gc(txn.plane);
+            }
+        }
+        self.try_start_die(die);
+        self.drain_hil();
+    }
+}

@@ -1,0 +1,126 @@
+//! Completion and measurement: a transaction's critical-path stages, a request's completion
+//! (with the requests merged into it), per-direction statistics, intervals and the request log.
+
+use super::event::Ev;
+use super::txn::{ReqId, TxnId};
+use super::{RequestLogRow, Simulator};
+use crate::host::HostRequestView;
+use crate::nand::NONE;
+use crate::stats::Breakdown;
+use crate::trace::Op;
+use crate::workload::HostRequest;
+
+impl Simulator {
+    pub(super) fn close_interval(&mut self) {
+        let f = &self.ftl;
+        self.intervals.close(f.total_free_blocks(), f.min_free_blocks(), f.counters.gc_invocations, f.counters.erases);
+    }
+
+    /// Warm-up is over: counters and utilisation from here on are what the report shows.
+    pub(super) fn begin_measurement(&mut self) {
+        self.measure_start = Some(self.now);
+        let mut c = self.counters;
+        c.gc_invocations = self.ftl.counters.gc_invocations;
+        c.gc_pages_moved = self.ftl.counters.gc_pages_moved;
+        c.erases = self.ftl.counters.erases;
+        c.trimmed_pages = self.ftl.counters.trimmed_pages;
+        self.snapshot = c;
+        self.chan_snapshot = self.flash.channels.iter().map(|c| c.busy_ns()).collect();
+        self.die_snapshot = self.flash.dies.iter().map(|d| d.busy_ns()).collect();
+    }
+
+    pub(super) fn complete_host_txn(&mut self, t: TxnId) {
+        let now = self.now;
+        let txn = *self.txns.get(t);
+        self.txns.remove(t);
+        let ecc = self.flash.ecc.decode_ns(&txn);
+        let r = &mut self.reqs.items[txn.req as usize];
+        if now >= r.crit_done {
+            r.crit_done = now;
+            r.crit = Breakdown {
+                host_queue: r.dispatched - r.arrival,
+                device_queue: txn.enqueued - r.dispatched,
+                die_wait: txn.die_wait,
+                channel_wait: txn.chan_wait,
+                bus: txn.bus,
+                array: txn.array,
+                ecc,
+            };
+        }
+        r.subs_left -= 1;
+        if r.subs_left == 0 {
+            self.complete_request(txn.req);
+        }
+    }
+
+    /// A device request finished: it, and every request merged into it, complete now.
+    pub(super) fn complete_request(&mut self, id: ReqId) {
+        self.outstanding -= 1;
+        self.need_dispatch = true;
+        self.hil.on_request_done(id);
+        let lead = self.reqs.items[id as usize];
+        let stream = if lead.job == NONE { 0 } else { lead.job };
+        let view = HostRequestView { arrival: lead.arrival, op: lead.op, offset: lead.dev_offset, len: lead.dev_len, stream };
+        self.host.on_complete(id, &view, self.now);
+        let mut b = lead.crit;
+        if lead.subs_left == 0 && lead.crit_done == 0 {
+            // No flash work (trim, flush, skipped unmapped read): only host queueing.
+            b = Breakdown::default();
+        }
+        self.finish_request(id, b);
+        if let Some(riders) = self.merged.remove(&id) {
+            for m in riders {
+                self.finish_request(m, b);
+            }
+        }
+    }
+
+    /// Account one host request as complete; `b` holds the device stages of the request that
+    /// carried it to the device (its own host queueing is filled in here).
+    pub(super) fn finish_request(&mut self, id: ReqId, mut b: Breakdown) {
+        let now = self.now;
+        let r = self.reqs.items[id as usize];
+        self.completed += 1;
+        self.reqs.remove(id);
+        b.host_queue = r.dispatched - r.arrival;
+        if r.job != NONE {
+            let done = HostRequest { arrival: r.arrival, op: r.op, offset: r.offset, len: r.len, line: 0, job: r.job };
+            if let Some(next) = self.workload.on_request_done(&done, now) {
+                let slot = self.job_arrivals.insert(next);
+                self.events.push(next.arrival.max(now), Ev::JobArrival(slot));
+            }
+            self.take_released();
+        }
+        if !r.measured {
+            return;
+        }
+        if r.conflicted {
+            match r.op {
+                Op::Read => self.counters.read_conflicts += 1,
+                Op::Write => self.counters.write_conflicts += 1,
+                _ => {}
+            }
+        }
+        self.last_completion = now;
+        match r.op {
+            Op::Read => self.read.record(r.len, r.arrival, r.dispatched, now, &b),
+            Op::Write => self.write.record(r.len, r.arrival, r.dispatched, now, &b),
+            Op::Trim => self.trim.record(r.len, r.arrival, r.dispatched, now, &b),
+            Op::Flush => {}
+        }
+        if self.intervals.enabled() && matches!(r.op, Op::Read | Op::Write) {
+            self.intervals.record(r.op == Op::Read, r.len, now - r.arrival);
+        }
+        if self.log_requests {
+            self.request_log.push(RequestLogRow {
+                arrival_ns: r.arrival,
+                dispatch_ns: r.dispatched,
+                complete_ns: now,
+                op: r.op,
+                offset: r.offset,
+                len: r.len,
+                stages: b,
+            });
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! The host side of the simulator: arrivals from the workload, the host scheduler's dispatch,
+//! splitting requests into page transactions, and the device queue feeding the chips' queues.
+
+use super::event::Ev;
+use super::txn::{ReqId, Txn, TxnId, TxnKind};
+use super::{Req, SimError, Simulator};
+use crate::ftl;
+use crate::hil;
+use crate::host::HostRequestView;
+use crate::nand::NONE;
+use crate::stats::Breakdown;
+use crate::trace::Op;
+use crate::workload::HostRequest;
+
+impl Simulator {
+    pub(super) fn fetch_next_arrival(&mut self) -> Result<(), SimError> {
+        if let Some(r) = self.workload.next_request()? {
+            let t = r.arrival.max(self.now);
+            self.next_arrival = Some(r);
+            self.events.push(t, Ev::Arrival);
+        }
+        self.schedule_workload_wakeup();
+        Ok(())
+    }
+
+    /// Requests the workload released besides the one it returned (a burst of write-back) arrive
+    /// like closed-loop follow-ups; then its timer is (re)armed.
+    pub(super) fn take_released(&mut self) {
+        while let Some(r) = self.workload.take_released() {
+            let slot = self.job_arrivals.insert(r);
+            self.events.push(r.arrival.max(self.now), Ev::JobArrival(slot));
+        }
+        self.schedule_workload_wakeup();
+    }
+
+    pub(super) fn schedule_workload_wakeup(&mut self) {
+        if let Some(t) = self.workload.next_wakeup() {
+            let t = t.max(self.now);
+            if self.workload_wakeup.is_none_or(|w| t < w) {
+                self.workload_wakeup = Some(t);
+                self.events.push(t, Ev::WorkloadWakeup);
+            }
+        }
+    }
+
+    pub(super) fn on_arrival(&mut self, r: HostRequest) {
+        let measured = self.arrived >= self.warmup;
+        if measured && self.measure_start.is_none() {
+            self.begin_measurement();
+        }
+        self.arrived += 1;
+        let req = Req {
+            arrival: self.now,
+            dispatched: 0,
+            op: r.op,
+            offset: r.offset,
+            len: r.len,
+            subs_left: 0,
+            measured,
+            conflicted: false,
+            dev_offset: r.offset,
+            dev_len: r.len,
+            job: r.job,
+            crit_done: 0,
+            crit: Breakdown::default(),
+        };
+        let id: ReqId = self.reqs.insert(req);
+        let stream = if r.job == crate::workload::NO_JOB { 0 } else { r.job };
+        let view = HostRequestView { arrival: self.now, op: r.op, offset: r.offset, len: r.len, stream };
+        self.host.enqueue(id, &view, self.now);
+        self.need_dispatch = true;
+    }
+
+    /// Send requests to the device while it has room.
+    pub(super) fn dispatch(&mut self) {
+        while self.outstanding < self.queue_depth {
+            let Some(d) = self.host.dispatch(self.now) else { break };
+            self.outstanding += 1;
+            let id = d.id;
+            let r = &mut self.reqs.items[id as usize];
+            r.dispatched = self.now;
+            r.dev_offset = d.offset;
+            r.dev_len = d.len;
+            for &m in &d.merged {
+                // Merged requests ride on `id`: same dispatch, same completion.
+                self.reqs.items[m as usize].dispatched = self.now;
+            }
+            if !d.merged.is_empty() {
+                self.merged.insert(id, d.merged);
+            }
+            self.split(id);
+        }
+        // An idling scheduler holds requests back until a time of its choosing.
+        if let Some(t) = self.host.wakeup() {
+            // Only a future time: a due timer is served by the dispatch that runs when the device
+            // next has room (scheduling it again at `now` would spin while the queue is full).
+            if self.host_wakeup.is_none_or(|w| t < w) && t > self.now {
+                self.host_wakeup = Some(t);
+                self.events.push(t, Ev::HostWakeup);
+            }
+        }
+        self.drain_hil();
+    }
+
+    /// Split a request into page-sized transactions and hand them to the device queue.
+    pub(super) fn split(&mut self, id: ReqId) {
+        let r = self.reqs.items[id as usize];
+        let ps = self.page_size;
+        let mut subs = 0u32;
+        if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.dev_len > 0 {
+            let first = r.dev_offset / ps;
+            let last = (r.dev_offset + r.dev_len - 1) / ps;
+            // Touch the mapping entries of all the request's pages before using any of them, so
+            // their cache misses overlap instead of following one another (the FTL tables of a
+            // large drive do not fit in cache, and these misses dominate the run time).
+            // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
+            // One division per request; the following pages wrap by comparison.
+            let first_lpn = first % self.logical_pages;
+            let wrap = |lpn: u64| if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn };
+            let prefetched = (last - first).min(32);
+            for i in 0..=prefetched {
+                self.ftl.prefetch_mapping(wrap(first_lpn + i) as u32);
+            }
+            if r.op == Op::Write {
+                for i in 0..=prefetched {
+                    self.ftl.prefetch_current_copy(wrap(first_lpn + i) as u32);
+                }
+            }
+            let mut next_lpn = first_lpn;
+            for page in first..=last {
+                let lpn = next_lpn as u32;
+                next_lpn = wrap(next_lpn + 1);
+                let lo = r.dev_offset.max(page * ps);
+                let hi = (r.dev_offset + r.dev_len).min((page + 1) * ps);
+                let bytes = (hi - lo) as u32;
+                match r.op {
+                    Op::Read => {
+                        self.counters.host_pages_read += 1;
+                        let (ppn, plane) = match self.ftl.lookup(lpn) {
+                            Some(p) => (p, self.layout.plane_of(p)),
+                            None => {
+                                self.counters.host_reads_unmapped += 1;
+                                if self.skip_unmapped {
+                                    continue;
+                                }
+                                (NONE, self.alloc.home_plane(lpn as u64))
+                            }
+                        };
+                        let die = self.layout.die_of_plane(plane);
+                        let t = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, ppn, plane, die, bytes, self.now));
+                        self.hil.push(t, self.txns.get(t));
+                        subs += 1;
+                    }
+                    Op::Write => {
+                        self.counters.host_pages_written += 1;
+                        let plane = {
+                            let (dies, tsu, ftl) = (&self.flash.dies, &self.tsu, &self.ftl);
+                            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + u32::from(!dies[d as usize].is_idle());
+                            let plane_free = |p: u32| ftl.free_blocks(p);
+                            let view = ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free };
+                            self.alloc.plane_for_write_now(lpn as u64, &view)
+                        };
+                        let die = self.layout.die_of_plane(plane);
+                        let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
+                        self.hil.push(t, self.txns.get(t));
+                        subs += 1;
+                    }
+                    _ => {
+                        self.ftl.trim(lpn);
+                    }
+                }
+            }
+        }
+        self.reqs.items[id as usize].subs_left = subs;
+        if subs == 0 {
+            self.complete_request(id);
+        }
+    }
+
+    pub(super) fn drain_hil(&mut self) {
+        loop {
+            let t = {
+                let (dies, tsu) = (&self.flash.dies, &self.tsu);
+                let busy = |d: u32| !dies[d as usize].is_idle() || tsu.queued_for_die(d) > 0;
+                let view = hil::DeviceView { now: self.now, queued_in_chips: tsu.len(), die_busy: &busy };
+                self.hil.pop(&self.txns.items, &view)
+            };
+            let Some(t) = t else { break };
+            self.to_tsu(t);
+        }
+    }
+
+    pub(super) fn to_tsu(&mut self, t: TxnId) {
+        let now = self.now;
+        let txn = self.txns.get_mut(t);
+        txn.enqueued = now;
+        let die = txn.die;
+        if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
+            let req = txn.req;
+            let chip = self.layout.chip_of_die(die);
+            let busy = self.tsu.queued_on_chip(chip) > 0 || self.flash.chip_busy(chip);
+            self.reqs.items[req as usize].conflicted |= busy;
+        }
+        self.tsu.enqueue(t, self.txns.get(t));
+        if self.flash.suspend.for_reads && !self.flash.dies[die as usize].is_idle() {
+            self.maybe_suspend_for(die, t);
+        }
+        self.try_start_die(die);
+    }
+}
