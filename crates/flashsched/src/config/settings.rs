@@ -354,6 +354,8 @@ pub struct Settings {
     pub seed: u64,
     pub geometry: Geometry,
     pub timing: Timing,
+    /// Program steps, process variation and ECC limits (`device.ispp/variation/ecc.*`).
+    pub device_model: super::device_model::DeviceModel,
     pub ftl: FtlSettings,
     pub host_scheduler: String,
     pub queue_depth: u32,
@@ -424,6 +426,8 @@ impl Settings {
                 err(p, "must be positive".into());
             }
         }
+
+        let device_model = super::device_model::DeviceModel::from_resolved(&r, &mut err);
 
         let order_name = r.str("ftl.allocation.order").to_string();
         let mut allocation_order = [0u8; 4];
@@ -608,6 +612,7 @@ impl Settings {
             seed: r.int("seed") as u64,
             geometry,
             timing,
+            device_model,
             ftl,
             host_scheduler: r.str("host.scheduler").to_string(),
             queue_depth: r.int("host.queue_depth") as u32,
