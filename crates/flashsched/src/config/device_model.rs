@@ -16,8 +16,6 @@ pub enum Detection {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeviceModel {
     pub grid: StepGrid,
-    /// ISPP iterations at the reference step.
-    pub iterations: u32,
     /// Process variation and speed detection; None: every block programs at the reference step.
     pub variation: Option<Variation>,
     pub ecc: EccLimit,
@@ -84,7 +82,6 @@ impl DeviceModel {
         };
         DeviceModel {
             grid,
-            iterations: r.int("device.ispp.iterations") as u32,
             variation: enabled.then_some(Variation { model, detection }),
             ecc: EccLimit { limit: r.float("device.ecc.limit"), margin: r.float("device.ecc.margin") },
             ecc_decoders: r.int("device.ecc.decoders") as u32,
@@ -110,7 +107,7 @@ mod tests {
         let m = &s.device_model;
         assert_eq!((m.grid.min_mv, m.grid.max_mv, m.grid.decrement_mv, m.grid.ref_mv), (300, 600, 30, 300));
         assert!(m.variation.is_none());
-        assert_eq!((m.ecc.limit, m.ecc.margin, m.ecc_decoders, m.iterations), (7.5e-4, 0.15, 1, 10));
+        assert_eq!((m.ecc.limit, m.ecc.margin, m.ecc_decoders), (7.5e-4, 0.15, 1));
         let v = settings(&["device.variation.enabled=true", "device.variation.detect=\"measured\""]).unwrap();
         let var = v.device_model.variation.unwrap();
         assert_eq!((var.model.mean, var.model.sd, var.model.rated_pe), (3.7e-4, 9e-5, 15_000.0));

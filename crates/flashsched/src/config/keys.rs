@@ -100,7 +100,6 @@ pub static KEYS: &[KeySpec] = &[
     k("device.ispp.step_min", Kind::Float { min: 0.01, max: 2.0 }, "0.30", "Smallest step a block can be detected at (volts; slowest program). [INFER: VIOS names no minimum; its latency formula is anchored at 0.30]"),
     k("device.ispp.step_max", Kind::Float { min: 0.01, max: 2.0 }, "0.60", "Largest step (volts; fastest program). VIOS §4: \"the maximal possible write step size is set to 0.6\"."),
     k("device.ispp.step_decrement", Kind::Float { min: 0.001, max: 1.0 }, "0.03", "Spacing of the step grid and one step of detection (volts). VIOS §4: \"the step of decreasing ΔVp is set to 0.03\". step_max - step_min must be a multiple of it."),
-    k("device.ispp.iterations", Kind::Int { min: 1, max: 1000 }, "10", "ISPP program-and-verify iterations of a program at step_ref; at step s, ceil(iterations x step_ref / s). Their boundaries are where a program can pause. [INFER: no paper gives the count]"),
     // --- process variation and speed detection (nand/reliability.rs)
     k("device.variation.enabled", Kind::Bool, "false", "Blocks differ: each draws its RBER parameter r_b once per run, and programs at the largest ISPP step its RBER allows (its detected speed). Off: every page programs in timing.program."),
     k("device.variation.rber_mean", Kind::Float { min: 0.0, max: 1.0 }, "3.7e-4", "Mean of r_b, a block's raw bit error rate at rated life and step_ref. VIOS §4: μ = 3.7e-4."),

@@ -28,7 +28,7 @@ pub mod suspend;
 
 pub use channel::{BusTiming, Channel, Grant};
 pub use die::{AfterArray, Die, Phase, Step, StepEnd};
-pub use ecc::EccModel;
+pub use ecc::{EccDecoders, EccModel};
 pub use suspend::{SuspendAt, SuspendConfig, Suspension};
 
 use crate::config::Settings;
@@ -46,18 +46,22 @@ pub struct Flash {
     pub latency: LatencyModel,
     pub bus: BusTiming,
     pub ecc: EccModel,
+    pub decoders: EccDecoders,
     pub suspend: SuspendConfig,
     pub layout: Layout,
 }
 
 impl Flash {
-    pub fn new(s: &Settings, layout: Layout) -> Self {
+    /// The drive's flash; `wear` gives the erase counts after preconditioning (models that depend
+    /// on wear start from them).
+    pub fn new(s: &Settings, layout: Layout, wear: &dyn BlockWear) -> Self {
         Flash {
             dies: vec![Die::default(); layout.dies() as usize],
             channels: vec![Channel::default(); layout.channels as usize],
-            latency: LatencyModel::new(&s.timing),
+            latency: LatencyModel::from_settings(s, s.geometry.blocks() as usize, wear),
             bus: BusTiming::new(&s.timing),
             ecc: EccModel::new(&s.timing),
+            decoders: EccDecoders::new(layout.channels, s.device_model.ecc_decoders),
             suspend: SuspendConfig::new(s),
             layout,
         }

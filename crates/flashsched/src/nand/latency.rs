@@ -14,7 +14,8 @@
 //! own as programs and erases pass. Variants compute block and page numbers only if they need them
 //! (each is a division).
 
-use crate::config::Timing;
+use super::variation::{VariationLatency, VariationReport};
+use crate::config::{Settings, Timing};
 use crate::engine::Time;
 use crate::nand::{Layout, Ppn, NONE};
 
@@ -113,18 +114,43 @@ impl FixedLatency {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LatencyModel {
     Fixed(FixedLatency),
+    /// Per-block program speeds under process variation (`device.variation.enabled`); boxed so the
+    /// common fixed model stays a few words.
+    Variation(Box<VariationLatency>),
 }
 
 impl LatencyModel {
+    /// The fixed model of `timing` alone (tests and tools that have no FTL).
     pub fn new(t: &Timing) -> Self {
         LatencyModel::Fixed(FixedLatency { read_ns: t.read_ns, program_ns: t.program_ns, erase_ns: t.erase_ns })
     }
 
+    /// The model `s` configures, for a drive of `blocks` blocks whose erase counts `wear` gives
+    /// (after preconditioning).
+    pub fn from_settings(s: &Settings, blocks: usize, wear: &dyn BlockWear) -> Self {
+        let fixed = FixedLatency { read_ns: s.timing.read_ns, program_ns: s.timing.program_ns, erase_ns: s.timing.erase_ns };
+        match &s.device_model.variation {
+            None => LatencyModel::Fixed(fixed),
+            Some(v) => LatencyModel::Variation(Box::new(VariationLatency::new(
+                fixed, &s.device_model, v.model, v.detection, s.seed, blocks, wear,
+            ))),
+        }
+    }
+
     /// The array time and bus bytes of `op`.
     #[inline]
-    pub fn cost(&mut self, op: &NandOp, _ctx: &NandCtx) -> ArrayCost {
+    pub fn cost(&mut self, op: &NandOp, ctx: &NandCtx) -> ArrayCost {
         match self {
             LatencyModel::Fixed(m) => m.cost(op),
+            LatencyModel::Variation(m) => m.cost(op, ctx),
+        }
+    }
+
+    /// What the variation model counted (None for the fixed model).
+    pub fn variation_report(&self) -> Option<VariationReport> {
+        match self {
+            LatencyModel::Fixed(_) => None,
+            LatencyModel::Variation(m) => Some(m.report()),
         }
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod latency;
 pub mod reliability;
+pub mod variation;
 
 use crate::config::Geometry;
 

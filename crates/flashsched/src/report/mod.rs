@@ -72,6 +72,23 @@ fn summary_of(values: &[u64]) -> (u64, f64, u64, f64) {
     (*values.iter().min().unwrap(), mean, *values.iter().max().unwrap(), var.sqrt())
 }
 
+/// `ssd.variation`: the detected program speeds and what detection did (whole run, warm-up included).
+fn variation_json(v: &crate::nand::variation::VariationReport) -> Value {
+    let steps: Vec<Value> = v
+        .detected_steps
+        .iter()
+        .map(|&(mv, blocks)| json!({"step_v": mv as f64 / 1000.0, "blocks": blocks}))
+        .collect();
+    json!({
+        "detected_steps": steps,
+        "detections": v.detections,
+        "steps_lowered": v.steps_lowered,
+        "blocks_beyond_ecc": v.blocks_beyond_ecc,
+        "programs": v.programs,
+        "program_time_mean_ns": if v.programs > 0 { round3(v.program_ns_total as f64 / v.programs as f64) } else { 0.0 },
+    })
+}
+
 fn erase_histogram(counts: &[u32]) -> Value {
     let mut exact: BTreeMap<u32, u64> = BTreeMap::new();
     for &c in counts {
@@ -159,6 +176,10 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "ftl_metadata_bytes": o.ftl_memory_bytes,
         "invariants": match &o.invariants_ok { Ok(()) => "ok".to_string(), Err(e) => e.clone() },
     });
+    let mut ssd = ssd;
+    if let Some(v) = &o.variation {
+        ssd["variation"] = variation_json(v);
+    }
     let secs = info.unix_time_ms / 1000;
     json!({
         "fio version": format!("flashsched-{VERSION}"),

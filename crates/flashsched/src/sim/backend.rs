@@ -203,7 +203,10 @@ impl Simulator {
                 self.counters.nand_pages_read += 1;
                 let ecc = self.flash.ecc.decode_ns(&txn);
                 if ecc > 0 {
-                    self.events.push(now + ecc, Ev::EccDone(t));
+                    let end = self.flash.decoders.decode(self.layout.channel_of_die(die), now, ecc);
+                    // The ECC stage of the request's breakdown: waiting for a decoder plus decoding.
+                    self.txns.get_mut(t).ecc = (end - now).min(u32::MAX as u64) as u32;
+                    self.events.push(end, Ev::EccDone(t));
                 } else {
                     self.complete_host_txn(t);
                 }

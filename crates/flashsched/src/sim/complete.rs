@@ -33,7 +33,7 @@ impl Simulator {
         let now = self.now;
         let txn = *self.txns.get(t);
         self.txns.remove(t);
-        let ecc = self.flash.ecc.decode_ns(&txn);
+        let ecc = txn.ecc as u64;
         let r = &mut self.reqs.items[txn.req as usize];
         if now >= r.crit_done {
             r.crit_done = now;

@@ -113,6 +113,8 @@ pub struct RunOutcome {
     pub intervals: Vec<String>,
     pub request_log: Vec<RequestLogRow>,
     pub invariants_ok: Result<(), String>,
+    /// The variation model's counters (`device.variation.enabled`).
+    pub variation: Option<crate::nand::variation::VariationReport>,
 }
 
 pub struct Simulator {
@@ -177,6 +179,7 @@ impl Simulator {
         ftl::precondition::precondition(&mut ftl, &s.ftl.precondition, s.seed, alloc.as_mut(), gc.as_mut())
             .map_err(SimError::Precondition)?;
         let free_min = ftl.min_free_blocks();
+        let flash = Flash::new(s, layout, &ftl);
         Ok(Simulator {
             layout,
             queue_depth: s.queue_depth,
@@ -193,7 +196,7 @@ impl Simulator {
             host: host::build(s),
             hil: hil::build(s, layout),
             tsu: tsu::build(s, layout),
-            flash: Flash::new(s, layout),
+            flash,
             txns: TxnSlab::default(),
             reqs: Slab::default(),
             stalled: vec![Vec::new(); layout.planes() as usize],
@@ -366,6 +369,7 @@ impl Simulator {
             intervals: self.intervals.lines,
             request_log: self.request_log,
             invariants_ok: if self.full_check { self.ftl.check_invariants() } else { self.ftl.quick_check() },
+            variation: self.flash.latency.variation_report(),
         }
     }
 }

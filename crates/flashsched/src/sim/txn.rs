@@ -52,11 +52,14 @@ pub struct Txn {
     pub chan_wait: u64,
     pub bus: u64,
     pub array: u64,
+    /// Host reads: time from the end of the data-out to the end of decoding (decoder wait plus
+    /// decode), ns.
+    pub ecc: u32,
 }
 
 impl Txn {
     pub fn new(kind: TxnKind, req: ReqId, lpn: Lpn, ppn: Ppn, plane: u32, die: u32, bytes: u32, now: Time) -> Self {
-        Txn { kind, req, lpn, ppn, plane, die, bytes, mode: ProgramMode::Native, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0 }
+        Txn { kind, req, lpn, ppn, plane, die, bytes, mode: ProgramMode::Native, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0, ecc: 0 }
     }
 }
 

@@ -10,6 +10,7 @@ mod host_policies;
 mod page_cache;
 mod timing;
 mod traces;
+mod variation;
 
 use std::io::Write;
 

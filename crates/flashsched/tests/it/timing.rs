@@ -82,6 +82,28 @@ fn transfers_on_one_channel_serialise() {
 }
 
 #[test]
+fn decodes_wait_for_the_channels_ecc_decoders() {
+    // As above (data out ends at 91.96 us and 132.92 us on channel 0), with a 100 us decode: one
+    // decoder serves the first page until 191.96 us, so the second decodes from 191.96 to 291.96 us;
+    // with two decoders it decodes at once, from 132.92 to 232.92 us.
+    const ECC: u64 = 100_000;
+    let reads = [req(0, 0, PAGE, true), req(0, 2 * PAGE, PAGE, true)];
+    let first = CMD + T_R + XFER_4K + ECC;
+    let one = run_lines("tiny", "ecc-one", &reads, &["device.timing.ecc=100us", "device.ecc.decoders=1"]);
+    assert_eq!(latencies(&one), vec![first, first + ECC]);
+    let two = run_lines("tiny", "ecc-two", &reads, &["device.timing.ecc=100us", "device.ecc.decoders=2"]);
+    assert_eq!(latencies(&two), vec![first, first + XFER_4K]);
+    assert_eq!(latencies(&run_lines("tiny", "ecc-inf", &reads, &["device.timing.ecc=100us", "device.ecc.decoders=0"])), latencies(&two));
+    // The wait for a decoder is part of the ECC stage, and the stages still add up.
+    let s = one.request_log.iter().find(|x| x.offset == 2 * PAGE).unwrap().stages;
+    assert_eq!(s.ecc, 2 * ECC - XFER_4K);
+    for x in &one.request_log {
+        let b = x.stages;
+        assert_eq!(b.host_queue + b.device_queue + b.die_wait + b.channel_wait + b.bus + b.array + b.ecc, x.complete_ns - x.arrival_ns);
+    }
+}
+
+#[test]
 fn queue_depth_holds_requests_in_the_host() {
     // Queue depth 1: the second read waits in the host until the first completes.
     let r = run_lines("tiny", "qd1", &[req(0, 0, PAGE, true), req(0, PAGE, PAGE, true)], &["host.queue_depth=1"]);
