@@ -189,12 +189,37 @@ pub struct Detected {
 /// The largest grid step at which a block of RBER parameter `r_b` at `pe` cycles stays within the
 /// ECC limit with its margin; `estimate` scales the RBER the detector sees (1.0 = an exact oracle).
 pub fn detect(model: &RberModel, ecc: &EccLimit, grid: &StepGrid, r_b: f64, pe: u32, estimate: f64) -> Detected {
-    for step in grid.steps_desc() {
-        if (1.0 + ecc.margin) * model.rber(r_b, pe, step) * estimate <= ecc.limit {
-            return Detected { step_mv: step, beyond_ecc: false };
-        }
+    Detector::new(*model, *ecc, *grid).detect(r_b, pe, estimate)
+}
+
+/// [`detect`] with the step factors (ΔVp / step_ref)^γ computed once: detection runs for every
+/// block at the start of a run and at every erase.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Detector {
+    pub model: RberModel,
+    pub ecc: EccLimit,
+    pub grid: StepGrid,
+    /// (step, (step / step_ref)^γ), largest step first.
+    factors: Vec<(u16, f64)>,
+}
+
+impl Detector {
+    pub fn new(model: RberModel, ecc: EccLimit, grid: StepGrid) -> Self {
+        let factors = grid.steps_desc().map(|s| (s, (s as f64 / model.ref_mv).powf(model.step_exponent))).collect();
+        Detector { model, ecc, grid, factors }
     }
-    Detected { step_mv: grid.min_mv, beyond_ecc: true }
+
+    pub fn detect(&self, r_b: f64, pe: u32, estimate: f64) -> Detected {
+        // Evaluated as RberModel::rber does, (r_b x wear) x step factor, so results do not depend
+        // on which of the two computed them.
+        let rw = r_b * self.model.wear(pe);
+        for &(step, f) in &self.factors {
+            if (1.0 + self.ecc.margin) * (rw * f) * estimate <= self.ecc.limit {
+                return Detected { step_mv: step, beyond_ecc: false };
+            }
+        }
+        Detected { step_mv: self.grid.min_mv, beyond_ecc: true }
+    }
 }
 
 /// LDPC read levels (RR/WR Eq. 1 and Table I): level ℓ corrects pages whose RBER is at most
@@ -250,16 +275,16 @@ pub struct BlockStates {
 
 impl BlockStates {
     /// Draw every block's r_b in block order from `rng` and detect its step at its erase count.
-    pub fn new(blocks: usize, model: &RberModel, ecc: &EccLimit, grid: &StepGrid, rng: &mut Rng,
-               erase_count: impl Fn(usize) -> u32) -> (Self, u64) {
+    /// Also returns, per block, whether it is past the ECC limit even at the smallest step.
+    pub fn new(blocks: usize, d: &Detector, rng: &mut Rng, erase_count: impl Fn(usize) -> u32) -> (Self, Vec<bool>) {
         let mut s = BlockStates { r_b: Vec::with_capacity(blocks), step_mv: Vec::with_capacity(blocks) };
-        let mut beyond = 0;
+        let mut beyond = Vec::with_capacity(blocks);
         for b in 0..blocks {
-            let r = model.sample(rng);
-            let d = detect(model, ecc, grid, r, erase_count(b), 1.0);
-            beyond += d.beyond_ecc as u64;
+            let r = d.model.sample(rng);
+            let det = d.detect(r, erase_count(b), 1.0);
+            beyond.push(det.beyond_ecc);
             s.r_b.push(r as f32);
-            s.step_mv.push(d.step_mv);
+            s.step_mv.push(det.step_mv);
         }
         (s, beyond)
     }
@@ -394,8 +419,8 @@ mod tests {
     fn detection_only_lowers_and_counts_blocks_per_step() {
         let (m, e, g) = (RberModel::default(), EccLimit::default(), StepGrid::VIOS);
         let mut rng = stream(1, "variation");
-        let (mut s, beyond) = BlockStates::new(1000, &m, &e, &g, &mut rng, |_| 9_000);
-        assert_eq!(beyond, 0);
+        let (mut s, beyond) = BlockStates::new(1000, &Detector::new(m, e, g), &mut rng, |_| 9_000);
+        assert!(beyond.iter().all(|&b| !b));
         let h = s.histogram(&g);
         assert_eq!(h.iter().map(|e| e.1).sum::<u64>(), 1000);
         assert!(h.iter().filter(|e| e.1 > 0).count() >= 4, "9K P/E spreads the blocks over several steps: {h:?}");

@@ -11,7 +11,7 @@
 use rand_distr::{Distribution, StandardNormal};
 
 use super::latency::{ArrayCost, BlockWear, FixedLatency, NandCtx, NandOp, NandOpKind};
-use super::reliability::{detect, BlockStates, EccLimit, RberModel, StepGrid};
+use super::reliability::{BlockStates, Detector, RberModel, StepGrid};
 use crate::config::device_model::{Detection, DeviceModel};
 use crate::engine::rng::{stream, Rng};
 
@@ -35,8 +35,7 @@ pub struct VariationReport {
 pub struct VariationLatency {
     fixed: FixedLatency,
     grid: StepGrid,
-    model: RberModel,
-    ecc: EccLimit,
+    detector: Detector,
     detection: Detection,
     states: BlockStates,
     /// Blocks past the ECC limit, by block (to keep the count right as blocks wear further).
@@ -57,15 +56,12 @@ impl VariationLatency {
     pub fn new(fixed: FixedLatency, dm: &DeviceModel, model: RberModel, detection: Detection, seed: u64,
                blocks: usize, wear: &dyn BlockWear) -> Self {
         let mut rng = stream(seed, "variation");
-        let (states, _) = BlockStates::new(blocks, &model, &dm.ecc, &dm.grid, &mut rng, |b| wear.erase_count(b as u32));
-        let beyond = (0..blocks)
-            .map(|b| detect(&model, &dm.ecc, &dm.grid, states.r_b(b), wear.erase_count(b as u32), 1.0).beyond_ecc)
-            .collect();
+        let detector = Detector::new(model, dm.ecc, dm.grid);
+        let (states, beyond) = BlockStates::new(blocks, &detector, &mut rng, |b| wear.erase_count(b as u32));
         VariationLatency {
             fixed,
             grid: dm.grid,
-            model,
-            ecc: dm.ecc,
+            detector,
             detection,
             states,
             beyond,
@@ -89,11 +85,11 @@ impl VariationLatency {
             }
         };
         let b = block as usize;
-        let d = detect(&self.model, &self.ecc, &self.grid, self.states.r_b(b), pe, estimate);
+        let d = self.detector.detect(self.states.r_b(b), pe, estimate);
         self.report.detections += 1;
         self.report.steps_lowered += self.states.lower(b, d.step_mv) as u64;
         // Whether the block is past its life is a fact of the model, not of the (noisy) estimate.
-        self.beyond[b] = detect(&self.model, &self.ecc, &self.grid, self.states.r_b(b), pe, 1.0).beyond_ecc;
+        self.beyond[b] = if estimate == 1.0 { d.beyond_ecc } else { self.detector.detect(self.states.r_b(b), pe, 1.0).beyond_ecc };
     }
 
     #[inline]
