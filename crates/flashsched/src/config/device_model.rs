@@ -2,7 +2,9 @@
 //! `device.ecc.*`), validated into the model types of `nand::reliability`.
 
 use super::settings::ResolvedMap;
-use crate::nand::reliability::{EccLimit, RberModel, StepGrid};
+use crate::nand::latency::ProgramMode;
+use crate::nand::reliability::{EccLimit, LdpcLevels, RberModel, StepGrid};
+use crate::units::parse_duration_ns;
 
 /// How a block's speed is detected after each erase.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,6 +23,58 @@ pub struct DeviceModel {
     pub ecc: EccLimit,
     /// ECC decoders per channel; 0 = unlimited.
     pub ecc_decoders: u32,
+    /// The RBER law, used by variation and by `rber` LDPC levels (with r_b = its mean without
+    /// variation).
+    pub rber: RberModel,
+    /// Steps of the explicit program modes, indexed by `ProgramMode` (Native: 0, the block's own).
+    pub mode_steps: [u16; 4],
+    /// The mode of every host write.
+    pub host_mode: ProgramMode,
+    /// LDPC levels and whether they follow the program mode (else the RBER).
+    pub ldpc: Option<(LdpcLevels, bool)>,
+}
+
+/// A comma-separated list of `parse`d values; errors name the key and the item.
+fn list<T>(r: &ResolvedMap, path: &str, err: &mut impl FnMut(&str, String), parse: impl Fn(&str) -> Result<T, String>) -> Vec<T> {
+    let mut out = Vec::new();
+    for (i, item) in r.str(path).split(',').map(str::trim).enumerate() {
+        match parse(item) {
+            Ok(v) => out.push(v),
+            Err(e) => err(path, format!("item {} (\"{item}\"): {e}", i + 1)),
+        }
+    }
+    out
+}
+
+fn ldpc_levels(r: &ResolvedMap, err: &mut impl FnMut(&str, String)) -> LdpcLevels {
+    let float = |t: &str| t.parse::<f64>().map_err(|_| "not a number".to_string()).and_then(|v| {
+        if v > 0.0 && v <= 1.0 { Ok(v) } else { Err("must be in (0, 1]".into()) }
+    });
+    let pct = |t: &str| t.parse::<u32>().map_err(|_| "not a whole percentage".to_string()).and_then(|v| {
+        if (1..=10_000).contains(&v) { Ok(v) } else { Err("must be 1 to 10000".into()) }
+    });
+    let l = LdpcLevels {
+        thresholds: list(r, "device.ldpc.thresholds", err, float),
+        sense_ns: list(r, "device.ldpc.sense", err, parse_duration_ns),
+        transfer_pct: list(r, "device.ldpc.transfer", err, pct),
+        decode_ns: list(r, "device.ldpc.decode", err, parse_duration_ns),
+    };
+    let n = l.thresholds.len();
+    if !(1..=4).contains(&n) {
+        err("device.ldpc.thresholds", format!("{n} levels; 1 to 4 are supported"));
+    }
+    if l.thresholds.windows(2).any(|w| w[0] >= w[1]) {
+        err("device.ldpc.thresholds", "must increase from level to level".into());
+    }
+    for (path, len) in [("device.ldpc.sense", l.sense_ns.len()), ("device.ldpc.transfer", l.transfer_pct.len()), ("device.ldpc.decode", l.decode_ns.len())] {
+        if len != n {
+            err(path, format!("has {len} items but device.ldpc.thresholds has {n}: one per level"));
+        }
+    }
+    if l.sense_ns.contains(&0) {
+        err("device.ldpc.sense", "every level senses for a positive time".into());
+    }
+    l
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -80,7 +134,24 @@ impl DeviceModel {
             "measured" => Detection::Measured { noise: r.float("device.variation.detect_noise") },
             _ => Detection::Oracle,
         };
+        let mode_steps = [
+            0,
+            millivolts(r, "device.ispp.slow_step", err),
+            millivolts(r, "device.ispp.normal_step", err),
+            millivolts(r, "device.ispp.fast_step", err),
+        ];
+        let host_mode = match r.str("device.program_mode") {
+            "slow" => ProgramMode::Slow,
+            "normal" => ProgramMode::Normal,
+            "fast" => ProgramMode::Fast,
+            _ => ProgramMode::Native,
+        };
+        let ldpc = r.bool("device.ldpc.enabled").then(|| (ldpc_levels(r, err), r.str("device.ldpc.level_from") == "program_mode"));
         DeviceModel {
+            rber: model,
+            mode_steps,
+            host_mode,
+            ldpc,
             grid,
             variation: enabled.then_some(Variation { model, detection }),
             ecc: EccLimit { limit: r.float("device.ecc.limit"), margin: r.float("device.ecc.margin") },

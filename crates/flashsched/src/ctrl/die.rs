@@ -226,5 +226,6 @@ fn charge_array(txn: &mut Txn, kind: NandOpKind, lat: &mut LatencyModel, ctx: &N
     let c = lat.cost(&NandOp { kind, ppn: txn.ppn, mode: txn.mode, bytes: txn.bytes }, ctx);
     txn.array += c.array_ns;
     txn.bytes = c.bytes;
+    txn.level = c.level;
     c.array_ns
 }

@@ -33,7 +33,7 @@ pub use suspend::{SuspendAt, SuspendConfig, Suspension};
 
 use crate::config::Settings;
 use crate::engine::Time;
-use crate::nand::latency::{BlockWear, LatencyModel, NandCtx};
+use crate::nand::latency::{BlockWear, LatencyModel, NandCtx, ProgramMode};
 use crate::nand::Layout;
 use crate::sim::txn::Txn;
 
@@ -44,6 +44,8 @@ pub struct Flash {
     pub channels: Vec<Channel>,
     /// Array times of reads, programs and erases, and the bytes they move.
     pub latency: LatencyModel,
+    /// The mode host writes are programmed in (`device.program_mode`).
+    pub host_mode: ProgramMode,
     pub bus: BusTiming,
     pub ecc: EccModel,
     pub decoders: EccDecoders,
@@ -58,12 +60,24 @@ impl Flash {
         Flash {
             dies: vec![Die::default(); layout.dies() as usize],
             channels: vec![Channel::default(); layout.channels as usize],
-            latency: LatencyModel::from_settings(s, s.geometry.blocks() as usize, wear),
+            latency: LatencyModel::from_settings(s, wear),
+            host_mode: s.device_model.host_mode,
             bus: BusTiming::new(&s.timing),
             ecc: EccModel::new(&s.timing),
             decoders: EccDecoders::new(layout.channels, s.device_model.ecc_decoders),
             suspend: SuspendConfig::new(s),
             layout,
+        }
+    }
+
+    /// Decode time of a host read's page: its LDPC level's when the latency model has levels, else
+    /// the ECC model's.
+    #[inline]
+    pub fn decode_ns(&self, txn: &Txn) -> u64 {
+        match self.latency.decode_ns(txn.level) {
+            Some(ns) if txn.kind == crate::sim::txn::TxnKind::HostRead => ns,
+            Some(_) => 0,
+            None => self.ecc.decode_ns(txn),
         }
     }
 

@@ -14,7 +14,7 @@
 //! own as programs and erases pass. Variants compute block and page numbers only if they need them
 //! (each is a division).
 
-use super::variation::{VariationLatency, VariationReport};
+use super::reliable::{ReliabilityReport, ReliableLatency};
 use crate::config::{Settings, Timing};
 use crate::engine::Time;
 use crate::nand::{Layout, Ppn, NONE};
@@ -89,6 +89,8 @@ pub struct ArrayCost {
     pub array_ns: u64,
     /// Bytes moved over the channel: data-in of a program, data-out of a read.
     pub bytes: u32,
+    /// Reads with LDPC levels: the level the page was sensed at (its decode time follows from it).
+    pub level: u8,
 }
 
 /// Every page of every block takes the same time (`device.timing.{read,program,erase}`).
@@ -107,16 +109,16 @@ impl FixedLatency {
             NandOpKind::Program => self.program_ns,
             NandOpKind::Erase => self.erase_ns,
         };
-        ArrayCost { array_ns, bytes: op.bytes }
+        ArrayCost { array_ns, bytes: op.bytes, level: 0 }
     }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LatencyModel {
     Fixed(FixedLatency),
-    /// Per-block program speeds under process variation (`device.variation.enabled`); boxed so the
-    /// common fixed model stays a few words.
-    Variation(Box<VariationLatency>),
+    /// Per-block program speeds, program modes and LDPC read levels (nand/reliable.rs); boxed so
+    /// the common fixed model stays a few words.
+    Reliable(Box<ReliableLatency>),
 }
 
 impl LatencyModel {
@@ -125,16 +127,15 @@ impl LatencyModel {
         LatencyModel::Fixed(FixedLatency { read_ns: t.read_ns, program_ns: t.program_ns, erase_ns: t.erase_ns })
     }
 
-    /// The model `s` configures, for a drive of `blocks` blocks whose erase counts `wear` gives
-    /// (after preconditioning).
-    pub fn from_settings(s: &Settings, blocks: usize, wear: &dyn BlockWear) -> Self {
+    /// The model `s` configures, for a drive whose erase counts `wear` gives (after
+    /// preconditioning).
+    pub fn from_settings(s: &Settings, wear: &dyn BlockWear) -> Self {
         let fixed = FixedLatency { read_ns: s.timing.read_ns, program_ns: s.timing.program_ns, erase_ns: s.timing.erase_ns };
-        match &s.device_model.variation {
-            None => LatencyModel::Fixed(fixed),
-            Some(v) => LatencyModel::Variation(Box::new(VariationLatency::new(
-                fixed, &s.device_model, v.model, v.detection, s.seed, blocks, wear,
-            ))),
+        if !ReliableLatency::wanted(&s.device_model) {
+            return LatencyModel::Fixed(fixed);
         }
+        let g = &s.geometry;
+        LatencyModel::Reliable(Box::new(ReliableLatency::new(fixed, &s.device_model, s.seed, g.blocks() as usize, g.pages() as usize, wear)))
     }
 
     /// The array time and bus bytes of `op`.
@@ -142,15 +143,24 @@ impl LatencyModel {
     pub fn cost(&mut self, op: &NandOp, ctx: &NandCtx) -> ArrayCost {
         match self {
             LatencyModel::Fixed(m) => m.cost(op),
-            LatencyModel::Variation(m) => m.cost(op, ctx),
+            LatencyModel::Reliable(m) => m.cost(op, ctx),
         }
     }
 
-    /// What the variation model counted (None for the fixed model).
-    pub fn variation_report(&self) -> Option<VariationReport> {
+    /// Decode time of a page read at LDPC `level`, when the model has levels.
+    #[inline]
+    pub fn decode_ns(&self, level: u8) -> Option<u64> {
         match self {
             LatencyModel::Fixed(_) => None,
-            LatencyModel::Variation(m) => Some(m.report()),
+            LatencyModel::Reliable(m) => m.decode_ns(level),
+        }
+    }
+
+    /// What the reliability-aware model counted (None for the fixed model).
+    pub fn report(&self) -> Option<ReliabilityReport> {
+        match self {
+            LatencyModel::Fixed(_) => None,
+            LatencyModel::Reliable(m) => Some(m.report()),
         }
     }
 }
@@ -174,10 +184,10 @@ mod tests {
         let ctx = NandCtx { layout: &layout, now: 0, wear: &NoWear };
         let mut m = LatencyModel::new(&s.timing);
         let op = |kind, ppn, bytes| NandOp { kind, ppn, mode: ProgramMode::default(), bytes };
-        assert_eq!(m.cost(&op(NandOpKind::Read, 7, 2048), &ctx), ArrayCost { array_ns: 50_000, bytes: 2048 });
-        assert_eq!(m.cost(&op(NandOpKind::Read, NONE, 4096), &ctx), ArrayCost { array_ns: 50_000, bytes: 4096 });
-        assert_eq!(m.cost(&op(NandOpKind::Program, 7, 4096), &ctx), ArrayCost { array_ns: 500_000, bytes: 4096 });
-        assert_eq!(m.cost(&op(NandOpKind::Erase, 0, 0), &ctx), ArrayCost { array_ns: 2_000_000, bytes: 0 });
+        assert_eq!(m.cost(&op(NandOpKind::Read, 7, 2048), &ctx), ArrayCost { array_ns: 50_000, bytes: 2048, level: 0 });
+        assert_eq!(m.cost(&op(NandOpKind::Read, NONE, 4096), &ctx), ArrayCost { array_ns: 50_000, bytes: 4096, level: 0 });
+        assert_eq!(m.cost(&op(NandOpKind::Program, 7, 4096), &ctx), ArrayCost { array_ns: 500_000, bytes: 4096, level: 0 });
+        assert_eq!(m.cost(&op(NandOpKind::Erase, 0, 0), &ctx), ArrayCost { array_ns: 2_000_000, bytes: 0, level: 0 });
     }
 
     #[test]

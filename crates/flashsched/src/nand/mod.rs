@@ -9,8 +9,9 @@
 //! `ppn = block x pages_per_block + page`.
 
 pub mod latency;
+pub mod ldpc;
 pub mod reliability;
-pub mod variation;
+pub mod reliable;
 
 use crate::config::Geometry;
 

@@ -73,7 +73,7 @@ fn summary_of(values: &[u64]) -> (u64, f64, u64, f64) {
 }
 
 /// `ssd.variation`: the detected program speeds and what detection did (whole run, warm-up included).
-fn variation_json(v: &crate::nand::variation::VariationReport) -> Value {
+fn variation_json(v: &crate::nand::reliable::VariationReport) -> Value {
     let steps: Vec<Value> = v
         .detected_steps
         .iter()
@@ -177,8 +177,13 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "invariants": match &o.invariants_ok { Ok(()) => "ok".to_string(), Err(e) => e.clone() },
     });
     let mut ssd = ssd;
-    if let Some(v) = &o.variation {
-        ssd["variation"] = variation_json(v);
+    if let Some(r) = &o.reliability {
+        if let Some(v) = &r.variation {
+            ssd["variation"] = variation_json(v);
+        }
+        if let Some(l) = &r.ldpc {
+            ssd["ldpc"] = json!({"reads_per_level": l.reads_per_level, "uncorrectable_reads": l.uncorrectable});
+        }
     }
     let secs = info.unix_time_ms / 1000;
     json!({

@@ -124,13 +124,15 @@ impl Simulator {
         }
     }
 
-    /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in
-    /// (the block's own: no policy chooses another yet).
+    /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in:
+    /// `device.program_mode` for host writes, the block's own for GC moves (no policy chooses
+    /// per write yet).
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
         self.ftl.program(lpn, ppn);
+        let host_mode = self.flash.host_mode;
         let w = self.txns.get_mut(t);
         w.ppn = ppn;
-        w.mode = ProgramMode::Native;
+        w.mode = if w.kind == TxnKind::HostWrite { host_mode } else { ProgramMode::Native };
     }
 
     /// Ask for the die's channel. The bus is granted first-come, first-served; a busy channel
@@ -201,7 +203,7 @@ impl Simulator {
         match txn.kind {
             TxnKind::HostRead => {
                 self.counters.nand_pages_read += 1;
-                let ecc = self.flash.ecc.decode_ns(&txn);
+                let ecc = self.flash.decode_ns(&txn);
                 if ecc > 0 {
                     let end = self.flash.decoders.decode(self.layout.channel_of_die(die), now, ecc);
                     // The ECC stage of the request's breakdown: waiting for a decoder plus decoding.

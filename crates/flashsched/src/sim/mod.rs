@@ -113,8 +113,8 @@ pub struct RunOutcome {
     pub intervals: Vec<String>,
     pub request_log: Vec<RequestLogRow>,
     pub invariants_ok: Result<(), String>,
-    /// The variation model's counters (`device.variation.enabled`).
-    pub variation: Option<crate::nand::variation::VariationReport>,
+    /// The reliability-aware model's counters (variation, LDPC levels), when it is used.
+    pub reliability: Option<crate::nand::reliable::ReliabilityReport>,
 }
 
 pub struct Simulator {
@@ -369,7 +369,7 @@ impl Simulator {
             intervals: self.intervals.lines,
             request_log: self.request_log,
             invariants_ok: if self.full_check { self.ftl.check_invariants() } else { self.ftl.quick_check() },
-            variation: self.flash.latency.variation_report(),
+            reliability: self.flash.latency.report(),
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct Txn {
     pub bytes: u32,
     /// Writes: the mode the page is programmed in, chosen with the page. Reads and erases: `Native`.
     pub mode: ProgramMode,
+    /// Host reads with LDPC levels: the level the page is sensed at (set with the array read).
+    pub level: u8,
     /// When it entered its chip's queue.
     pub enqueued: Time,
     /// When it last asked for the channel.
@@ -59,7 +61,7 @@ pub struct Txn {
 
 impl Txn {
     pub fn new(kind: TxnKind, req: ReqId, lpn: Lpn, ppn: Ppn, plane: u32, die: u32, bytes: u32, now: Time) -> Self {
-        Txn { kind, req, lpn, ppn, plane, die, bytes, mode: ProgramMode::Native, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0, ecc: 0 }
+        Txn { kind, req, lpn, ppn, plane, die, bytes, mode: ProgramMode::Native, level: 0, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0, ecc: 0 }
     }
 }
 

@@ -8,6 +8,7 @@ mod synthetic;
 mod golden;
 mod host_policies;
 mod page_cache;
+mod ldpc;
 mod timing;
 mod traces;
 mod variation;

@@ -1,0 +1,220 @@
+//! The reliability-aware latency model: used when process variation (`device.variation.enabled`),
+//! LDPC read levels (`device.ldpc.enabled`) or an explicit program mode (`device.program_mode`) is
+//! configured; otherwise the simulator uses the fixed model.
+//!
+//! - **Programs** take `timing.program` x step_ref / step, where the step is the page's mode's
+//!   (RR/WR's slow/normal/fast) or, for `native`, the block's own: its detected step under variation
+//!   (VIOS §2.2, §4), else step_ref. Every page remembers its mode (2 bits, allocated on the first
+//!   non-native program).
+//! - **Reads** sense for `timing.read`, or with LDPC for the sensing time of the page's level, and
+//!   move the level's share of the page's bytes (nand/ldpc.rs). The level's decode time is charged
+//!   by the ECC decoders (ctrl/ecc.rs).
+//! - **Erases** take `timing.erase`; under variation each one re-detects its block's speed (at the
+//!   erase count the block will have once it is done: the new speed applies to the pages programmed
+//!   after it, which cannot start before the erase finishes), and `measured` detection adds a page
+//!   read. Detection runs for every block when the run starts, after preconditioning set the erase
+//!   counts, and only ever lowers a block's step.
+
+use rand_distr::{Distribution, StandardNormal};
+
+use super::latency::{ArrayCost, BlockWear, FixedLatency, NandCtx, NandOp, NandOpKind, ProgramMode};
+use super::ldpc::{LdpcCounters, LdpcReads};
+use super::reliability::{BlockStates, Detector, PageModes, StepGrid};
+use crate::config::device_model::{Detection, DeviceModel};
+use crate::engine::rng::{stream, Rng};
+use crate::engine::Time;
+
+/// Counters of the variation model, reported under `ssd.variation` in the JSON output.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VariationReport {
+    /// Blocks per detected step at the end of the run: (step in volts x 1000, blocks), largest first.
+    pub detected_steps: Vec<(u16, u64)>,
+    /// Detections run by erases during the run (the initial one is not counted).
+    pub detections: u64,
+    /// Detections that lowered a block's step.
+    pub steps_lowered: u64,
+    /// Blocks whose RBER exceeds the ECC limit even at the smallest step (at the end of the run).
+    pub blocks_beyond_ecc: u64,
+    /// Pages programmed, and their total array program time (ns).
+    pub programs: u64,
+    pub program_ns_total: u64,
+}
+
+/// What the reliability-aware model counted: each part only when configured.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReliabilityReport {
+    pub variation: Option<VariationReport>,
+    pub ldpc: Option<LdpcCounters>,
+}
+
+/// Per-block speeds under process variation.
+#[derive(Debug, Clone)]
+struct Speeds {
+    detection: Detection,
+    states: BlockStates,
+    /// Blocks past the ECC limit, by block (to keep the count right as blocks wear further).
+    beyond: Vec<bool>,
+    rng: Rng,
+    report: VariationReport,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReliableLatency {
+    fixed: FixedLatency,
+    grid: StepGrid,
+    detector: Detector,
+    mode_steps: [u16; 4],
+    speeds: Option<Speeds>,
+    ldpc: Option<LdpcReads>,
+    modes: PageModes,
+    /// When each block was erased last (retention age of its pages), kept only when the retention
+    /// term is on and LDPC levels follow the RBER.
+    opened_at: Vec<Time>,
+}
+
+impl PartialEq for ReliableLatency {
+    fn eq(&self, other: &Self) -> bool {
+        self.fixed == other.fixed && self.grid == other.grid && self.mode_steps == other.mode_steps
+    }
+}
+
+impl ReliableLatency {
+    /// Whether `dm` needs this model rather than the fixed one.
+    pub fn wanted(dm: &DeviceModel) -> bool {
+        dm.variation.is_some() || dm.ldpc.is_some() || dm.host_mode != ProgramMode::Native
+    }
+
+    /// Under variation, draw every block's r_b from the run's `variation` stream and detect its
+    /// step at its current erase count.
+    pub fn new(fixed: FixedLatency, dm: &DeviceModel, seed: u64, blocks: usize, pages: usize, wear: &dyn BlockWear) -> Self {
+        let model = dm.variation.as_ref().map_or(dm.rber, |v| v.model);
+        let detector = Detector::new(model, dm.ecc, dm.grid);
+        let speeds = dm.variation.as_ref().map(|v| {
+            let mut rng = stream(seed, "variation");
+            let (states, beyond) = BlockStates::new(blocks, &detector, &mut rng, |b| wear.erase_count(b as u32));
+            // Detection noise has a stream of its own, so turning it on does not move the r_b draws.
+            Speeds { detection: v.detection, states, beyond, rng: stream(seed, "variation.detect"), report: VariationReport::default() }
+        });
+        let ldpc = dm.ldpc.as_ref().map(|(levels, from_mode)| LdpcReads::new(levels.clone(), *from_mode));
+        let retention = model.retention_coeff > 0.0 && ldpc.as_ref().is_some_and(|l| !l.from_mode);
+        ReliableLatency {
+            fixed,
+            grid: dm.grid,
+            detector,
+            mode_steps: dm.mode_steps,
+            speeds,
+            ldpc,
+            modes: PageModes::new(pages),
+            opened_at: if retention { vec![0; blocks] } else { Vec::new() },
+        }
+    }
+
+    /// The step a page of `block` programmed in `mode` gets (millivolts).
+    #[inline]
+    fn step_of(&self, block: u32, mode: ProgramMode) -> u16 {
+        match mode {
+            ProgramMode::Native => match &self.speeds {
+                Some(s) => s.states.step_mv(block as usize),
+                None => self.grid.ref_mv,
+            },
+            m => self.mode_steps[m as usize],
+        }
+    }
+
+    fn mode_of(code: u8) -> ProgramMode {
+        match code {
+            1 => ProgramMode::Slow,
+            2 => ProgramMode::Normal,
+            3 => ProgramMode::Fast,
+            _ => ProgramMode::Native,
+        }
+    }
+
+    /// The RBER of page `ppn` of `block` now.
+    fn page_rber(&self, block: u32, ppn: u32, ctx: &NandCtx) -> f64 {
+        let r_b = self.speeds.as_ref().map_or(self.detector.model.mean, |s| s.states.r_b(block as usize));
+        let pe = ctx.wear.erase_count(block);
+        let step = self.step_of(block, Self::mode_of(self.modes.get(ppn as usize)));
+        let age = self.opened_at.get(block as usize).map_or(0, |&t| ctx.now.saturating_sub(t));
+        self.detector.model.rber(r_b, pe, step) + self.detector.model.retention(pe, age)
+    }
+
+    fn redetect(&mut self, block: u32, pe: u32) {
+        let Some(s) = &mut self.speeds else { return };
+        let estimate = match s.detection {
+            Detection::Oracle => 1.0,
+            Detection::Measured { noise } => {
+                let z: f64 = StandardNormal.sample(&mut s.rng);
+                (1.0 + noise * z).max(0.0)
+            }
+        };
+        let b = block as usize;
+        let d = self.detector.detect(s.states.r_b(b), pe, estimate);
+        s.report.detections += 1;
+        s.report.steps_lowered += s.states.lower(b, d.step_mv) as u64;
+        // Whether the block is past its life is a fact of the model, not of the (noisy) estimate.
+        s.beyond[b] = if estimate == 1.0 { d.beyond_ecc } else { self.detector.detect(s.states.r_b(b), pe, 1.0).beyond_ecc };
+    }
+
+    pub fn cost(&mut self, op: &NandOp, ctx: &NandCtx) -> ArrayCost {
+        match op.kind {
+            NandOpKind::Program => {
+                let block = ctx.layout.block_of(op.ppn);
+                let ns = self.grid.program_ns(self.fixed.program_ns, self.step_of(block, op.mode));
+                self.modes.set(op.ppn as usize, op.mode as u8);
+                if let Some(s) = &mut self.speeds {
+                    s.report.programs += 1;
+                    s.report.program_ns_total += ns;
+                }
+                ArrayCost { array_ns: ns, bytes: op.bytes, level: 0 }
+            }
+            NandOpKind::Erase => {
+                let block = ctx.layout.block_of(op.ppn);
+                self.redetect(block, ctx.wear.erase_count(block) + 1);
+                if let Some(t) = self.opened_at.get_mut(block as usize) {
+                    *t = ctx.now; // the erase's start: close enough for an age measured in hours
+                }
+                let extra = match self.speeds.as_ref().map(|s| s.detection) {
+                    Some(Detection::Measured { .. }) => self.fixed.read_ns,
+                    _ => 0,
+                };
+                ArrayCost { array_ns: self.fixed.erase_ns + extra, bytes: 0, level: 0 }
+            }
+            NandOpKind::Read => {
+                if self.ldpc.is_none() {
+                    return self.fixed.cost(op);
+                }
+                // A page never written reads as a native page of its block (or of block 0).
+                let level = if self.ldpc.as_ref().is_some_and(|l| l.from_mode) {
+                    let mode = if op.ppn == super::NONE { ProgramMode::Native } else { Self::mode_of(self.modes.get(op.ppn as usize)) };
+                    self.ldpc.as_mut().unwrap().level_for_mode(mode)
+                } else {
+                    let rber = if op.ppn == super::NONE {
+                        self.detector.model.rber(self.detector.model.mean, 0, self.grid.ref_mv)
+                    } else {
+                        self.page_rber(ctx.layout.block_of(op.ppn), op.ppn, ctx)
+                    };
+                    self.ldpc.as_mut().unwrap().level_for_rber(rber)
+                };
+                let l = self.ldpc.as_ref().unwrap();
+                ArrayCost { array_ns: l.sense_ns(level), bytes: l.levels.transfer_bytes(op.bytes, level), level }
+            }
+        }
+    }
+
+    /// Decode time of a page read at `level` (only with LDPC levels).
+    pub fn decode_ns(&self, level: u8) -> Option<u64> {
+        self.ldpc.as_ref().map(|l| l.levels.decode_ns[level as usize])
+    }
+
+    pub fn report(&self) -> ReliabilityReport {
+        ReliabilityReport {
+            variation: self.speeds.as_ref().map(|s| VariationReport {
+                detected_steps: s.states.histogram(&self.grid),
+                blocks_beyond_ecc: s.beyond.iter().filter(|&&b| b).count() as u64,
+                ..s.report.clone()
+            }),
+            ldpc: self.ldpc.as_ref().map(|l| l.counters().clone()),
+        }
+    }
+}
