@@ -174,7 +174,10 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "flashsched", "run", "--preset", "bench8x8", "-q", "-o", str(out),
          "--set", "workload.kind=synthetic", "--set", "workload.synthetic.requests=100000000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"})
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"},
+        # A test run in the background (nohup, `make test &`) inherits an ignored SIGINT, and Python
+        # keeps it ignored: give the child the default disposition, as a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(2.0)
     proc.send_signal(signal.SIGINT)
     try:
