@@ -27,10 +27,5 @@ fn tiny_synthetic_matches_golden() {
     doc["ssd"]["die_utilization"]["per_die"] = serde_json::Value::Null;
     doc["global options"] = serde_json::Value::Null;
     let got = serde_json::to_string_pretty(&doc).unwrap() + "\n";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/tiny_synthetic.json");
-    if std::env::var_os("FLASHSCHED_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).expect("golden file missing: run with FLASHSCHED_BLESS=1");
-    assert!(got == want, "results differ from {}; diff them, and bless if the change is intended", path.display());
+    super::check_golden("tiny_synthetic.json", &got);
 }

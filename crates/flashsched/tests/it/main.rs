@@ -76,3 +76,14 @@ pub fn shared() -> Option<std::path::PathBuf> {
     eprintln!("skipped: ../shared/traces not found (set CI=true to make this an error)");
     None
 }
+
+/// Compare `got` with the golden file `tests/golden/NAME`; with `FLASHSCHED_BLESS` set, write it
+/// first. The message says what to do when they differ.
+pub fn check_golden(name: &str, got: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("FLASHSCHED_BLESS").is_some() {
+        std::fs::write(&path, got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).expect("golden file missing: run with FLASHSCHED_BLESS=1");
+    assert!(got == want, "results differ from {}; diff them, and bless (FLASHSCHED_BLESS=1) if the change is intended", path.display());
+}

@@ -144,10 +144,5 @@ fn vios_wear_stage_speed_histograms_match_golden_and_the_exact_distribution() {
         golden.insert(format!("{pe}"), steps);
     }
     let got = serde_json::to_string_pretty(&golden).unwrap() + "\n";
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/vios2016_speeds.json");
-    if std::env::var_os("FLASHSCHED_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).expect("golden file missing: run with FLASHSCHED_BLESS=1");
-    assert!(got == want, "detected speeds differ from {}; diff them, and bless if the change is intended", path.display());
+    super::check_golden("vios2016_speeds.json", &got);
 }
