@@ -12,7 +12,7 @@
 use super::channel::BusTiming;
 use super::suspend::Suspended;
 use crate::engine::Time;
-use crate::nand::latency::{LatencyModel, NandCtx, NandOp, NandOpKind};
+use crate::nand::latency::{ArrayCost, LatencyModel, NandCtx, NandOp, NandOpKind};
 use crate::nand::NONE;
 use crate::sim::txn::{Txn, TxnId, TxnKind};
 
@@ -47,6 +47,10 @@ pub struct Die {
     /// A host read arrived while the program's data-in (or the erase's command) was still on its
     /// way: suspend as soon as the array operation starts.
     pub(super) suspend_wanted: bool,
+    /// The running program's ISPP iterations: their length and when the first of those still to
+    /// run started (for pausing at iteration boundaries).
+    pub(super) iter_ns: u64,
+    pub(super) iter_origin: Time,
 }
 
 /// What ends a step.
@@ -91,6 +95,8 @@ impl Default for Die {
             suspended: None,
             suspensions: 0,
             suspend_wanted: false,
+            iter_ns: 0,
+            iter_origin: 0,
         }
     }
 }
@@ -151,8 +157,11 @@ impl Die {
             }
             Phase::WriteIn => {
                 self.phase = Phase::Program;
-                charge_array(txn, NandOpKind::Program, lat, ctx);
-                (bus.command_ns + bus.transfer_ns(txn.bytes as u64), StepEnd::ArrayDone)
+                let c = charge_array(txn, NandOpKind::Program, lat, ctx);
+                let dur = bus.command_ns + bus.transfer_ns(txn.bytes as u64);
+                self.iter_ns = c.array_ns / c.iterations.max(1) as u64;
+                self.iter_origin = now + dur;
+                (dur, StepEnd::ArrayDone)
             }
             Phase::ReadOut => (bus.transfer_ns(txn.bytes as u64), StepEnd::ReadOutDone),
             p => unreachable!("die {die} asked for the channel in phase {p:?}"),
@@ -180,7 +189,7 @@ impl Die {
             }
             p => unreachable!("die {die} starts an array operation in phase {p:?}"),
         };
-        let dur = charge_array(txn, kind, lat, ctx);
+        let dur = charge_array(txn, kind, lat, ctx).array_ns;
         self.array_end = now + dur;
         Step { dur: 0, at: now + dur, end: StepEnd::ArrayDone, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now) }
     }
@@ -220,12 +229,12 @@ impl Die {
 }
 
 /// Add the array time of `txn`'s operation to its stages and take the bytes the operation moves
-/// over the channel from the latency model. Returns the array time.
+/// over the channel from the latency model. Returns the model's cost.
 #[inline]
-fn charge_array(txn: &mut Txn, kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx) -> u64 {
+fn charge_array(txn: &mut Txn, kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx) -> ArrayCost {
     let c = lat.cost(&NandOp { kind, ppn: txn.ppn, mode: txn.mode, bytes: txn.bytes }, ctx);
     txn.array += c.array_ns;
     txn.bytes = c.bytes;
     txn.level = c.level;
-    c.array_ns
+    c
 }

@@ -33,6 +33,8 @@ pub struct SuspendConfig {
     pub erase: bool,
     pub for_reads: bool,
     pub latency: u64,
+    /// Programs pause at ISPP iteration boundaries instead of `latency` after the command.
+    pub ispp: bool,
     pub resume: u64,
     pub min_remaining: u64,
     pub max_per_op: u32,
@@ -50,6 +52,7 @@ impl SuspendConfig {
             erase: s.resolved.bool("device.suspend.erase"),
             for_reads: s.resolved.bool("tsu.suspend_for_reads"),
             latency: s.resolved.ns("device.suspend.latency"),
+            ispp: s.resolved.str("device.suspend.safe_point") == "ispp",
             resume: s.resolved.ns("device.suspend.resume"),
             min_remaining: s.resolved.ns("device.suspend.min_remaining"),
             max_per_op: s.resolved.int("device.suspend.max_per_op") as u32,
@@ -106,7 +109,14 @@ impl Die {
         if !allowed || self.suspended.is_some() || self.suspensions >= sc.max_per_op {
             return None;
         }
-        let safe_point = from + sc.latency;
+        let safe_point = if sc.ispp && self.phase == Phase::Program && self.iter_ns > 0 {
+            // The end of the iteration under way at `from` (iterations run back to back from
+            // iter_origin; a program never pauses before its first iteration is done).
+            let done = from.saturating_sub(self.iter_origin) / self.iter_ns;
+            self.iter_origin + (done + 1) * self.iter_ns
+        } else {
+            from + sc.latency
+        };
         if self.array_end <= safe_point || self.array_end - safe_point < sc.min_remaining {
             return None;
         }
@@ -159,6 +169,8 @@ impl Die {
         self.op_start = now;
         self.epoch += 1;
         self.array_end = now + sc.resume + s.remaining;
+        // The remaining iterations run after the resume overhead.
+        self.iter_origin = now + sc.resume;
         txn.die_wait += now - s.since;
         txn.array += sc.resume;
         (self.array_end, self.epoch)

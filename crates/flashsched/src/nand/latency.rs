@@ -91,6 +91,8 @@ pub struct ArrayCost {
     pub bytes: u32,
     /// Reads with LDPC levels: the level the page was sensed at (its decode time follows from it).
     pub level: u8,
+    /// Programs: the ISPP iterations the program is made of (equal parts of `array_ns`).
+    pub iterations: u16,
 }
 
 /// Every page of every block takes the same time (`device.timing.{read,program,erase}`).
@@ -99,6 +101,8 @@ pub struct FixedLatency {
     pub read_ns: u64,
     pub program_ns: u64,
     pub erase_ns: u64,
+    /// ISPP iterations of a program (`device.ispp.iterations`).
+    pub iterations: u16,
 }
 
 impl FixedLatency {
@@ -109,7 +113,7 @@ impl FixedLatency {
             NandOpKind::Program => self.program_ns,
             NandOpKind::Erase => self.erase_ns,
         };
-        ArrayCost { array_ns, bytes: op.bytes, level: 0 }
+        ArrayCost { array_ns, bytes: op.bytes, level: 0, iterations: self.iterations }
     }
 }
 
@@ -124,13 +128,18 @@ pub enum LatencyModel {
 impl LatencyModel {
     /// The fixed model of `timing` alone (tests and tools that have no FTL).
     pub fn new(t: &Timing) -> Self {
-        LatencyModel::Fixed(FixedLatency { read_ns: t.read_ns, program_ns: t.program_ns, erase_ns: t.erase_ns })
+        LatencyModel::Fixed(FixedLatency { read_ns: t.read_ns, program_ns: t.program_ns, erase_ns: t.erase_ns, iterations: 10 })
     }
 
     /// The model `s` configures, for a drive whose erase counts `wear` gives (after
     /// preconditioning).
     pub fn from_settings(s: &Settings, wear: &dyn BlockWear) -> Self {
-        let fixed = FixedLatency { read_ns: s.timing.read_ns, program_ns: s.timing.program_ns, erase_ns: s.timing.erase_ns };
+        let fixed = FixedLatency {
+            read_ns: s.timing.read_ns,
+            program_ns: s.timing.program_ns,
+            erase_ns: s.timing.erase_ns,
+            iterations: s.device_model.iterations,
+        };
         if !ReliableLatency::wanted(&s.device_model) {
             return LatencyModel::Fixed(fixed);
         }
@@ -184,10 +193,10 @@ mod tests {
         let ctx = NandCtx { layout: &layout, now: 0, wear: &NoWear };
         let mut m = LatencyModel::new(&s.timing);
         let op = |kind, ppn, bytes| NandOp { kind, ppn, mode: ProgramMode::default(), bytes };
-        assert_eq!(m.cost(&op(NandOpKind::Read, 7, 2048), &ctx), ArrayCost { array_ns: 50_000, bytes: 2048, level: 0 });
-        assert_eq!(m.cost(&op(NandOpKind::Read, NONE, 4096), &ctx), ArrayCost { array_ns: 50_000, bytes: 4096, level: 0 });
-        assert_eq!(m.cost(&op(NandOpKind::Program, 7, 4096), &ctx), ArrayCost { array_ns: 500_000, bytes: 4096, level: 0 });
-        assert_eq!(m.cost(&op(NandOpKind::Erase, 0, 0), &ctx), ArrayCost { array_ns: 2_000_000, bytes: 0, level: 0 });
+        assert_eq!(m.cost(&op(NandOpKind::Read, 7, 2048), &ctx), ArrayCost { array_ns: 50_000, bytes: 2048, level: 0, iterations: 10 });
+        assert_eq!(m.cost(&op(NandOpKind::Read, NONE, 4096), &ctx), ArrayCost { array_ns: 50_000, bytes: 4096, level: 0, iterations: 10 });
+        assert_eq!(m.cost(&op(NandOpKind::Program, 7, 4096), &ctx), ArrayCost { array_ns: 500_000, bytes: 4096, level: 0, iterations: 10 });
+        assert_eq!(m.cost(&op(NandOpKind::Erase, 0, 0), &ctx), ArrayCost { array_ns: 2_000_000, bytes: 0, level: 0, iterations: 10 });
     }
 
     #[test]

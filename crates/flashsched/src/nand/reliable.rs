@@ -166,7 +166,8 @@ impl ReliableLatency {
                     s.report.programs += 1;
                     s.report.program_ns_total += ns;
                 }
-                ArrayCost { array_ns: ns, bytes: op.bytes, level: 0 }
+                let iterations = self.grid.iterations(self.fixed.iterations as u32, self.step_of(block, op.mode)) as u16;
+                ArrayCost { array_ns: ns, bytes: op.bytes, level: 0, iterations }
             }
             NandOpKind::Erase => {
                 let block = ctx.layout.block_of(op.ppn);
@@ -178,7 +179,7 @@ impl ReliableLatency {
                     Some(Detection::Measured { .. }) => self.fixed.read_ns,
                     _ => 0,
                 };
-                ArrayCost { array_ns: self.fixed.erase_ns + extra, bytes: 0, level: 0 }
+                ArrayCost { array_ns: self.fixed.erase_ns + extra, bytes: 0, level: 0, iterations: 0 }
             }
             NandOpKind::Read => {
                 if self.ldpc.is_none() {
@@ -197,7 +198,7 @@ impl ReliableLatency {
                     self.ldpc.as_mut().unwrap().level_for_rber(rber)
                 };
                 let l = self.ldpc.as_ref().unwrap();
-                ArrayCost { array_ns: l.sense_ns(level), bytes: l.levels.transfer_bytes(op.bytes, level), level }
+                ArrayCost { array_ns: l.sense_ns(level), bytes: l.levels.transfer_bytes(op.bytes, level), level, iterations: 0 }
             }
         }
     }

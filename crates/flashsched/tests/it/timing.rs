@@ -166,6 +166,42 @@ fn program_suspension_serves_a_read_and_resumes() {
 }
 
 #[test]
+fn an_ispp_program_pauses_at_the_end_of_its_iteration() {
+    // As above, but the program is 10 ISPP iterations of 50 us from 41.96 us: a read arriving at
+    // 100 us finds the second iteration under way, so the die is free at its end, 141.96 us (the
+    // fixed 20 us suspend latency does not apply). The read is done at 233.92 us (latency 133.92 us);
+    // the program resumes its 8 remaining iterations (400 us) after the 10 us resume overhead:
+    // done at 643.92 us.
+    let lines = vec![req(0, 0, PAGE, false), req(100_000, 4 * PAGE, PAGE, true)];
+    let sets = [
+        "device.suspend.program=true",
+        "device.suspend.latency=20us",
+        "device.suspend.resume=10us",
+        "device.suspend.safe_point=\"ispp\"",
+        "tsu.suspend_for_reads=true",
+    ];
+    let one_read = CMD + T_R + XFER_4K;
+    let r = run_lines("tiny", "ispp.trace", &lines, &sets);
+    assert_eq!(latencies(&r), vec![643_920, 41_960 + one_read]);
+    assert_eq!(r.json["ssd"]["program_suspensions"], 1);
+    // A fast program (0.40 V: 375 us) has ceil(10 x 0.30 / 0.40) = 8 iterations of 46.875 us; at
+    // 100 us the second one ends at 41.96 + 93.75 = 135.71 us.
+    let mut fast = sets.to_vec();
+    fast.push("device.program_mode=\"fast\"");
+    let r = run_lines("tiny", "ispp-fast.trace", &lines, &fast);
+    assert_eq!(latencies(&r)[1], 35_710 + one_read);
+    // Finer iterations pause sooner: 20 of 25 us, the third ends at 116.96 us.
+    let mut fine = sets.to_vec();
+    fine.push("device.ispp.iterations=20");
+    let r = run_lines("tiny", "ispp-fine.trace", &lines, &fine);
+    assert_eq!(latencies(&r)[1], 16_960 + one_read);
+    for x in &r.request_log {
+        let b = x.stages;
+        assert_eq!(b.host_queue + b.device_queue + b.die_wait + b.channel_wait + b.bus + b.array + b.ecc, x.complete_ns - x.arrival_ns);
+    }
+}
+
+#[test]
 fn a_read_during_the_programs_data_in_suspends_it_when_the_array_starts() {
     // Write lpn 0 at t=0: command + data-in on the channel 0 .. 41.96 us, program from 41.96 us.
     // A read of lpn 4 (same die) arrives at 10 us, during the data-in: the program is suspended at
