@@ -47,9 +47,11 @@ pub struct Die {
     /// A host read arrived while the program's data-in (or the erase's command) was still on its
     /// way: suspend as soon as the array operation starts.
     pub(super) suspend_wanted: bool,
-    /// The running program's ISPP iterations: their length and when the first of those still to
-    /// run started (for pausing at iteration boundaries).
-    pub(super) iter_ns: u64,
+    /// The running program's array time and ISPP iterations (equal parts of it), and when the
+    /// first of the iterations still to run started: for pausing at iteration boundaries. The
+    /// iteration length is computed only when a program pauses (a division saved per program).
+    pub(super) prog_ns: u64,
+    pub(super) prog_iters: u16,
     pub(super) iter_origin: Time,
 }
 
@@ -95,7 +97,8 @@ impl Default for Die {
             suspended: None,
             suspensions: 0,
             suspend_wanted: false,
-            iter_ns: 0,
+            prog_ns: 0,
+            prog_iters: 0,
             iter_origin: 0,
         }
     }
@@ -159,7 +162,8 @@ impl Die {
                 self.phase = Phase::Program;
                 let c = charge_array(txn, NandOpKind::Program, lat, ctx);
                 let dur = bus.command_ns + bus.transfer_ns(txn.bytes as u64);
-                self.iter_ns = c.array_ns / c.iterations.max(1) as u64;
+                self.prog_ns = c.array_ns;
+                self.prog_iters = c.iterations;
                 self.iter_origin = now + dur;
                 (dur, StepEnd::ArrayDone)
             }

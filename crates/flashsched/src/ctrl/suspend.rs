@@ -109,11 +109,12 @@ impl Die {
         if !allowed || self.suspended.is_some() || self.suspensions >= sc.max_per_op {
             return None;
         }
-        let safe_point = if sc.ispp && self.phase == Phase::Program && self.iter_ns > 0 {
+        let iter_ns = self.prog_ns / self.prog_iters.max(1) as u64;
+        let safe_point = if sc.ispp && self.phase == Phase::Program && iter_ns > 0 {
             // The end of the iteration under way at `from` (iterations run back to back from
             // iter_origin; a program never pauses before its first iteration is done).
-            let done = from.saturating_sub(self.iter_origin) / self.iter_ns;
-            self.iter_origin + (done + 1) * self.iter_ns
+            let done = from.saturating_sub(self.iter_origin) / iter_ns;
+            self.iter_origin + (done + 1) * iter_ns
         } else {
             from + sc.latency
         };
