@@ -19,7 +19,7 @@ pub enum Detection {
 pub struct DeviceModel {
     pub grid: StepGrid,
     /// ISPP iterations of a program at the reference step.
-    pub iterations: u16,
+    pub iterations: u32,
     /// Process variation and speed detection; None: every block programs at the reference step.
     pub variation: Option<Variation>,
     pub ecc: EccLimit,
@@ -155,7 +155,7 @@ impl DeviceModel {
             host_mode,
             ldpc,
             grid,
-            iterations: r.int("device.ispp.iterations") as u16,
+            iterations: r.int("device.ispp.iterations") as u32,
             variation: enabled.then_some(Variation { model, detection }),
             ecc: EccLimit { limit: r.float("device.ecc.limit"), margin: r.float("device.ecc.margin") },
             ecc_decoders: r.int("device.ecc.decoders") as u32,

@@ -51,7 +51,7 @@ pub struct Die {
     /// first of the iterations still to run started: for pausing at iteration boundaries. The
     /// iteration length is computed only when a program pauses (a division saved per program).
     pub(super) prog_ns: u64,
-    pub(super) prog_iters: u16,
+    pub(super) prog_iters: u32,
     pub(super) iter_origin: Time,
 }
 
@@ -236,7 +236,7 @@ impl Die {
 /// over the channel from the latency model. Returns the model's cost.
 #[inline]
 fn charge_array(txn: &mut Txn, kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx) -> ArrayCost {
-    let c = lat.cost(&NandOp { kind, ppn: txn.ppn, mode: txn.mode, bytes: txn.bytes }, ctx);
+    let c = lat.cost(&NandOp { kind, ppn: txn.ppn, plane: txn.plane, mode: txn.mode, bytes: txn.bytes }, ctx);
     txn.array += c.array_ns;
     txn.bytes = c.bytes;
     txn.level = c.level;

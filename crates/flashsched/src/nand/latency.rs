@@ -20,9 +20,9 @@ use crate::engine::Time;
 use crate::nand::{Layout, Ppn, NONE};
 
 /// How a page is programmed. `Native` is the block's own (nominal or detected) speed; `Slow`,
-/// `Normal` and `Fast` are the explicit modes of RR/WR (Table I), chosen per write. Only `Native`
-/// is used today. The discriminants are the 2-bit codes `reliability::PageModes` stores (0, the
-/// default, for pages never programmed with another mode).
+/// `Normal` and `Fast` are the explicit modes of RR/WR (Table I), set for host writes by
+/// `device.program_mode`. The discriminants are the 2-bit codes `reliability::PageModes` stores (0,
+/// the default, for pages never programmed with another mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum ProgramMode {
@@ -47,6 +47,9 @@ pub struct NandOp {
     /// The page read or programmed; an erase's block's first page. `NONE` for a read of a page
     /// that was never written (`ftl.unmapped_reads = "flash"`).
     pub ppn: Ppn,
+    /// The plane of the operation (for a page never written: the plane static allocation would
+    /// have placed it on).
+    pub plane: u32,
     /// The mode the page is (to be) programmed in.
     pub mode: ProgramMode,
     /// Bytes of the page the host asked for (0 for erases and copyback GC moves).
@@ -92,7 +95,7 @@ pub struct ArrayCost {
     /// Reads with LDPC levels: the level the page was sensed at (its decode time follows from it).
     pub level: u8,
     /// Programs: the ISPP iterations the program is made of (equal parts of `array_ns`).
-    pub iterations: u16,
+    pub iterations: u32,
 }
 
 /// Every page of every block takes the same time (`device.timing.{read,program,erase}`).
@@ -102,7 +105,7 @@ pub struct FixedLatency {
     pub program_ns: u64,
     pub erase_ns: u64,
     /// ISPP iterations of a program (`device.ispp.iterations`).
-    pub iterations: u16,
+    pub iterations: u32,
 }
 
 impl FixedLatency {
@@ -192,7 +195,7 @@ mod tests {
         let layout = Layout::new(&s.geometry);
         let ctx = NandCtx { layout: &layout, now: 0, wear: &NoWear };
         let mut m = LatencyModel::new(&s.timing);
-        let op = |kind, ppn, bytes| NandOp { kind, ppn, mode: ProgramMode::default(), bytes };
+        let op = |kind, ppn, bytes| NandOp { kind, ppn, plane: 0, mode: ProgramMode::default(), bytes };
         assert_eq!(m.cost(&op(NandOpKind::Read, 7, 2048), &ctx), ArrayCost { array_ns: 50_000, bytes: 2048, level: 0, iterations: 10 });
         assert_eq!(m.cost(&op(NandOpKind::Read, NONE, 4096), &ctx), ArrayCost { array_ns: 50_000, bytes: 4096, level: 0, iterations: 10 });
         assert_eq!(m.cost(&op(NandOpKind::Program, 7, 4096), &ctx), ArrayCost { array_ns: 500_000, bytes: 4096, level: 0, iterations: 10 });
@@ -203,7 +206,7 @@ mod tests {
     fn an_unwritten_page_has_no_block() {
         let s = Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap();
         let layout = Layout::new(&s.geometry);
-        let op = NandOp { kind: NandOpKind::Read, ppn: NONE, mode: ProgramMode::Native, bytes: 4096 };
+        let op = NandOp { kind: NandOpKind::Read, ppn: NONE, plane: 0, mode: ProgramMode::Native, bytes: 4096 };
         assert_eq!((op.block(&layout), op.page(&layout)), (None, None));
         let ppb = layout.pages_per_block;
         let op = NandOp { ppn: 3 * ppb + 5, ..op };

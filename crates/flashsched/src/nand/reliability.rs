@@ -35,7 +35,6 @@
 //! **LDPC sensing levels** (RR/WR Eq. 1 and Table I): a read senses with the fewest levels whose
 //! correction capability covers the page's RBER at read time.
 
-use rand::Rng as _;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::engine::rng::Rng;
@@ -134,10 +133,6 @@ impl RberModel {
             let r = self.mean + self.sd * z;
             if (r - self.mean).abs() <= half && r > 0.0 {
                 return r;
-            }
-            // A bound below one sd would make rejection slow; fall back to a uniform draw there.
-            if self.bound_sd < 1.0 {
-                return self.mean + half * (2.0 * rng.random::<f64>() - 1.0);
             }
         }
     }
@@ -357,6 +352,16 @@ impl PageModes {
         *w = (*w & !(3 << sh)) | (((mode & 3) as u64) << sh);
     }
 
+    /// Reset pages `first .. first + n` to the default mode (an erased block).
+    pub fn clear(&mut self, first: usize, n: usize) {
+        if self.bits.is_empty() {
+            return;
+        }
+        for p in first..first + n {
+            self.bits[p / 32] &= !(3 << ((p % 32) * 2));
+        }
+    }
+
     /// Bytes held (0 until the first non-default mode).
     pub fn heap_bytes(&self) -> usize {
         self.bits.capacity() * 8
@@ -461,6 +466,9 @@ mod tests {
         p.set(6, 3);
         p.set(5, 1);
         assert_eq!((p.get(5), p.get(6), p.get(7)), (1, 3, 0));
+        p.set(40, 2);
+        p.clear(0, 32);
+        assert_eq!((p.get(5), p.get(6), p.get(40)), (0, 0, 2));
         assert_eq!(p.heap_bytes(), 16 << 20);
     }
 }

@@ -130,11 +130,11 @@ impl ReliableLatency {
         }
     }
 
-    /// The RBER of page `ppn` of `block` now.
-    fn page_rber(&self, block: u32, ppn: u32, ctx: &NandCtx) -> f64 {
+    /// The RBER now of a page of `block` programmed in `mode`.
+    fn page_rber(&self, block: u32, mode: ProgramMode, ctx: &NandCtx) -> f64 {
         let r_b = self.speeds.as_ref().map_or(self.detector.model.mean, |s| s.states.r_b(block as usize));
         let pe = ctx.wear.erase_count(block);
-        let step = self.step_of(block, Self::mode_of(self.modes.get(ppn as usize)));
+        let step = self.step_of(block, mode);
         let age = self.opened_at.get(block as usize).map_or(0, |&t| ctx.now.saturating_sub(t));
         self.detector.model.rber(r_b, pe, step) + self.detector.model.retention(pe, age)
     }
@@ -166,12 +166,15 @@ impl ReliableLatency {
                     s.report.programs += 1;
                     s.report.program_ns_total += ns;
                 }
-                let iterations = self.grid.iterations(self.fixed.iterations as u32, self.step_of(block, op.mode)) as u16;
+                let iterations = self.grid.iterations(self.fixed.iterations, self.step_of(block, op.mode));
                 ArrayCost { array_ns: ns, bytes: op.bytes, level: 0, iterations }
             }
             NandOpKind::Erase => {
                 let block = ctx.layout.block_of(op.ppn);
                 self.redetect(block, ctx.wear.erase_count(block) + 1);
+                // Its pages will be programmed anew; a read that looked up a page of it before the
+                // erase (and runs after) reads it as native, not in the mode of its old data.
+                self.modes.clear(op.ppn as usize, ctx.layout.pages_per_block as usize);
                 if let Some(t) = self.opened_at.get_mut(block as usize) {
                     *t = ctx.now; // the erase's start: close enough for an age measured in hours
                 }
@@ -185,16 +188,18 @@ impl ReliableLatency {
                 if self.ldpc.is_none() {
                     return self.fixed.cost(op);
                 }
-                // A page never written reads as a native page of its block (or of block 0).
+                // A page never written (ftl.unmapped_reads = "flash") is taken as written before the
+                // trace at the block's own speed, in the first block of the plane static allocation
+                // put it on: its wear and variation are a real block's.
+                let (block, mode) = if op.ppn == super::NONE {
+                    (ctx.layout.first_block_of_plane(op.plane), ProgramMode::Native)
+                } else {
+                    (ctx.layout.block_of(op.ppn), Self::mode_of(self.modes.get(op.ppn as usize)))
+                };
                 let level = if self.ldpc.as_ref().is_some_and(|l| l.from_mode) {
-                    let mode = if op.ppn == super::NONE { ProgramMode::Native } else { Self::mode_of(self.modes.get(op.ppn as usize)) };
                     self.ldpc.as_mut().unwrap().level_for_mode(mode)
                 } else {
-                    let rber = if op.ppn == super::NONE {
-                        self.detector.model.rber(self.detector.model.mean, 0, self.grid.ref_mv)
-                    } else {
-                        self.page_rber(ctx.layout.block_of(op.ppn), op.ppn, ctx)
-                    };
+                    let rber = self.page_rber(block, mode, ctx);
                     self.ldpc.as_mut().unwrap().level_for_rber(rber)
                 };
                 let l = self.ldpc.as_ref().unwrap();

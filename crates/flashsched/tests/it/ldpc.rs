@@ -59,3 +59,12 @@ fn levels_are_counted_and_lists_are_checked() {
     let e = bad(&["device.ldpc.decode=\"8us, x, 8us\""]);
     assert!(e.contains("device.ldpc.decode") && e.contains("item 2"), "{e}");
 }
+
+#[test]
+fn a_page_never_written_reads_at_the_level_of_its_worn_block() {
+    // No write: the read of lpn 0 goes to the plane static allocation would use, at 15K P/E: level 2.
+    let p15 = "ftl.precondition.pe_cycles=15000";
+    let r = run_lines("tiny", "unmapped", &[req(0, 0, PAGE, true)], &["device.ldpc.enabled=true", "device.ldpc.level_from=\"rber\"", p15]);
+    assert_eq!(latencies(&r), vec![CMD + 210_000 + 102_400 + DECODE]);
+    assert_eq!(r.json["ssd"]["host_reads_unmapped"], 1);
+}

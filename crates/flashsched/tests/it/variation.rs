@@ -94,7 +94,9 @@ fn erases_redetect_and_only_ever_lower_a_blocks_step() {
     assert_eq!(total, 512);
     // Same run with measured detection: each erase also pays a page read, so the run is slower.
     let m = synthetic(&[&["device.variation.enabled=true", "device.variation.detect=\"measured\""][..], &SHORT_LIFE[..]].concat());
-    assert!(m["ssd"]["simulated_time_ns"].as_u64() >= v["ssd"]["simulated_time_ns"].as_u64());
+    // The dies are saturated in both runs; the extra read per erase shows in the simulated time.
+    let end = |d: &serde_json::Value| d["ssd"]["simulated_time_ns"].as_u64().unwrap();
+    assert!(end(&m) > end(&v), "measured detection takes longer: {} vs {}", end(&m), end(&v));
     assert_eq!(m["ssd"]["variation"]["detections"], m["ssd"]["erases"]);
 }
 
@@ -109,7 +111,7 @@ fn blocks_differ_under_variation_and_the_seed_draws_them() {
 
 /// Detected speeds of vios2016's 1,048,576 blocks at VIOS's four wear stages: a golden file (bless
 /// with `FLASHSCHED_BLESS=1`), and each stage's shares within 0.5 points of the distribution
-/// computed independently from the truncated Gaussian's CDF (docs/device.md shows the script).
+/// computed independently from the truncated Gaussian's CDF (docs/device.md gives the formula).
 #[test]
 fn vios_wear_stage_speed_histograms_match_golden_and_the_exact_distribution() {
     // Percent of blocks per step, 0.60 V down to 0.30 V (exact distribution, rounded to 0.1).
