@@ -20,8 +20,9 @@ pub struct DeviceModel {
     pub grid: StepGrid,
     /// ISPP iterations of a program at the reference step.
     pub iterations: u32,
-    /// Process variation and speed detection; None: every block programs at the reference step.
-    pub variation: Option<Variation>,
+    /// Process variation, with how speeds are detected; None: every block programs at the
+    /// reference step. Its RBER law is `rber`.
+    pub variation: Option<Detection>,
     pub ecc: EccLimit,
     /// ECC decoders per channel; 0 = unlimited.
     pub ecc_decoders: u32,
@@ -77,12 +78,6 @@ fn ldpc_levels(r: &ResolvedMap, err: &mut impl FnMut(&str, String)) -> LdpcLevel
         err("device.ldpc.sense", "every level senses for a positive time".into());
     }
     l
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Variation {
-    pub model: RberModel,
-    pub detection: Detection,
 }
 
 /// Volts to millivolts, refusing values that are not whole millivolts (steps are integers so that
@@ -156,7 +151,7 @@ impl DeviceModel {
             ldpc,
             grid,
             iterations: r.int("device.ispp.iterations") as u32,
-            variation: enabled.then_some(Variation { model, detection }),
+            variation: enabled.then_some(detection),
             ecc: EccLimit { limit: r.float("device.ecc.limit"), margin: r.float("device.ecc.margin") },
             ecc_decoders: r.int("device.ecc.decoders") as u32,
         }
@@ -183,9 +178,9 @@ mod tests {
         assert!(m.variation.is_none());
         assert_eq!((m.ecc.limit, m.ecc.margin, m.ecc_decoders), (7.5e-4, 0.15, 1));
         let v = settings(&["device.variation.enabled=true", "device.variation.detect=\"measured\""]).unwrap();
-        let var = v.device_model.variation.unwrap();
-        assert_eq!((var.model.mean, var.model.sd, var.model.rated_pe), (3.7e-4, 9e-5, 15_000.0));
-        assert_eq!(var.detection, super::Detection::Measured { noise: 0.1 });
+        let (model, detection) = (v.device_model.rber, v.device_model.variation.unwrap());
+        assert_eq!((model.mean, model.sd, model.rated_pe), (3.7e-4, 9e-5, 15_000.0));
+        assert_eq!(detection, super::Detection::Measured { noise: 0.1 });
     }
 
     #[test]

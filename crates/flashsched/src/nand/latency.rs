@@ -120,7 +120,7 @@ impl FixedLatency {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum LatencyModel {
     Fixed(FixedLatency),
     /// Per-block program speeds, program modes and LDPC read levels (nand/reliable.rs); boxed so

@@ -181,14 +181,9 @@ pub struct Detected {
     pub beyond_ecc: bool,
 }
 
-/// The largest grid step at which a block of RBER parameter `r_b` at `pe` cycles stays within the
-/// ECC limit with its margin; `estimate` scales the RBER the detector sees (1.0 = an exact oracle).
-pub fn detect(model: &RberModel, ecc: &EccLimit, grid: &StepGrid, r_b: f64, pe: u32, estimate: f64) -> Detected {
-    Detector::new(*model, *ecc, *grid).detect(r_b, pe, estimate)
-}
-
-/// [`detect`] with the step factors (ΔVp / step_ref)^γ computed once: detection runs for every
-/// block at the start of a run and at every erase.
+/// Speed detection: the largest grid step at which a block of RBER parameter `r_b` at `pe` cycles
+/// stays within the ECC limit with its margin. The step factors (ΔVp / step_ref)^γ are computed
+/// once: detection runs for every block at the start of a run and at every erase.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Detector {
     pub model: RberModel,
@@ -204,6 +199,7 @@ impl Detector {
         Detector { model, ecc, grid, factors }
     }
 
+    /// `estimate` scales the RBER the detector sees (1.0 = an exact oracle).
     pub fn detect(&self, r_b: f64, pe: u32, estimate: f64) -> Detected {
         // Evaluated as RberModel::rber does, (r_b x wear) x step factor, so results do not depend
         // on which of the two computed them.
@@ -392,7 +388,8 @@ mod tests {
         let (m, e, g) = (RberModel::default(), EccLimit::default(), StepGrid::VIOS);
         let lo = m.mean - 3.0 * m.sd;
         let hi = m.mean + 3.0 * m.sd;
-        let at = |r: f64, pe: u32| detect(&m, &e, &g, r, pe, 1.0).step_mv;
+        let d = Detector::new(m, e, g);
+        let at = |r: f64, pe: u32| d.detect(r, pe, 1.0).step_mv;
         assert_eq!(at(m.mean, 0), 600);
         assert!((300..=360).contains(&at(m.mean, 15_000)));
         assert_eq!(at(m.mean, 15_000), 330);
@@ -401,8 +398,8 @@ mod tests {
         assert_eq!([6_000, 9_000, 12_000, 15_000].map(|n| at(lo, n)), [600, 600, 510, 450]);
         assert_eq!([6_000, 9_000, 12_000, 15_000].map(|n| at(hi, n)), [420, 360, 330, 300]);
         // The worst block is still correctable at 15K, and past it a little later.
-        assert!(!detect(&m, &e, &g, hi, 15_000, 1.0).beyond_ecc);
-        assert!(detect(&m, &e, &g, hi, 15_500, 1.0).beyond_ecc);
+        assert!(!d.detect(hi, 15_000, 1.0).beyond_ecc);
+        assert!(d.detect(hi, 15_500, 1.0).beyond_ecc);
     }
 
     #[test]

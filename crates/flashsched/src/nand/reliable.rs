@@ -72,12 +72,6 @@ pub struct ReliableLatency {
     opened_at: Vec<Time>,
 }
 
-impl PartialEq for ReliableLatency {
-    fn eq(&self, other: &Self) -> bool {
-        self.fixed == other.fixed && self.grid == other.grid && self.mode_steps == other.mode_steps
-    }
-}
-
 impl ReliableLatency {
     /// Whether `dm` needs this model rather than the fixed one.
     pub fn wanted(dm: &DeviceModel) -> bool {
@@ -87,13 +81,13 @@ impl ReliableLatency {
     /// Under variation, draw every block's r_b from the run's `variation` stream and detect its
     /// step at its current erase count.
     pub fn new(fixed: FixedLatency, dm: &DeviceModel, seed: u64, blocks: usize, pages: usize, wear: &dyn BlockWear) -> Self {
-        let model = dm.variation.as_ref().map_or(dm.rber, |v| v.model);
+        let model = dm.rber;
         let detector = Detector::new(model, dm.ecc, dm.grid);
-        let speeds = dm.variation.as_ref().map(|v| {
+        let speeds = dm.variation.map(|detection| {
             let mut rng = stream(seed, "variation");
             let (states, beyond) = BlockStates::new(blocks, &detector, &mut rng, |b| wear.erase_count(b as u32));
             // Detection noise has a stream of its own, so turning it on does not move the r_b draws.
-            Speeds { detection: v.detection, states, beyond, rng: stream(seed, "variation.detect"), report: VariationReport::default() }
+            Speeds { detection, states, beyond, rng: stream(seed, "variation.detect"), report: VariationReport::default() }
         });
         let ldpc = dm.ldpc.as_ref().map(|(levels, from_mode)| LdpcReads::new(levels.clone(), *from_mode));
         let retention = model.retention_coeff > 0.0 && ldpc.as_ref().is_some_and(|l| !l.from_mode);
@@ -185,9 +179,9 @@ impl ReliableLatency {
                 ArrayCost { array_ns: self.fixed.erase_ns + extra, bytes: 0, level: 0, iterations: 0 }
             }
             NandOpKind::Read => {
-                if self.ldpc.is_none() {
+                let Some(from_mode) = self.ldpc.as_ref().map(|l| l.from_mode) else {
                     return self.fixed.cost(op);
-                }
+                };
                 // A page never written (ftl.unmapped_reads = "flash") is taken as written before the
                 // trace at the block's own speed, in the first block of the plane static allocation
                 // put it on: its wear and variation are a real block's.
@@ -196,13 +190,12 @@ impl ReliableLatency {
                 } else {
                     (ctx.layout.block_of(op.ppn), Self::mode_of(self.modes.get(op.ppn as usize)))
                 };
-                let level = if self.ldpc.as_ref().is_some_and(|l| l.from_mode) {
-                    self.ldpc.as_mut().unwrap().level_for_mode(mode)
-                } else {
-                    let rber = self.page_rber(block, mode, ctx);
-                    self.ldpc.as_mut().unwrap().level_for_rber(rber)
+                let rber = (!from_mode).then(|| self.page_rber(block, mode, ctx));
+                let l = self.ldpc.as_mut().expect("checked above");
+                let level = match rber {
+                    None => l.level_for_mode(mode),
+                    Some(r) => l.level_for_rber(r),
                 };
-                let l = self.ldpc.as_ref().unwrap();
                 ArrayCost { array_ns: l.sense_ns(level), bytes: l.levels.transfer_bytes(op.bytes, level), level, iterations: 0 }
             }
         }
