@@ -75,7 +75,7 @@ pub static KEYS: &[KeySpec] = &[
     k("device.geometry.channels", Kind::Int { min: 1, max: 1024 }, "8", "Number of channels (independent buses between controller and flash)."),
     k("device.geometry.chips_per_channel", Kind::Int { min: 1, max: 256 }, "8", "Chips (ways) sharing one channel."),
     k("device.geometry.dies_per_chip", Kind::Int { min: 1, max: 64 }, "2", "Dies per chip. A die is the parallel unit: it executes one array operation at a time."),
-    k("device.geometry.planes_per_die", Kind::Int { min: 1, max: 64 }, "4", "Planes per die. Each plane has its own blocks and active block; multi-plane commands are not modelled, so planes of a die take turns."),
+    k("device.geometry.planes_per_die", Kind::Int { min: 1, max: 64 }, "4", "Planes per die. Each plane has its own blocks and active block; planes of a die take turns unless device.advanced.multi_plane packs their operations into one command."),
     k("device.geometry.blocks_per_plane", Kind::Int { min: 2, max: 1 << 24 }, "2048", "Erase blocks per plane."),
     k("device.geometry.pages_per_block", Kind::Int { min: 1, max: 65535 }, "64", "Pages per erase block."),
     k("device.geometry.page_size", Kind::Size, "\"4KiB\"", "Flash page size (bytes; a multiple of 512). Also the unit of mapping: the FTL maps whole pages."),
@@ -94,6 +94,11 @@ pub static KEYS: &[KeySpec] = &[
     k("device.suspend.max_per_op", Kind::Int { min: 1, max: 1 << 20 }, "4", "Suspensions allowed per program or erase (with max_reads and window, bounds how long reads can delay it)."),
     k("device.suspend.max_reads", Kind::Int { min: 1, max: 1 << 20 }, "8", "Reads a suspended die serves before its program or erase resumes; reads still queued wait for the operation to finish or for the next suspension [INFER: Wu & He serve the pending reads]."),
     k("device.suspend.window", Kind::Duration, "\"1ms\"", "Longest a suspension serves reads: no read starts on the die later than this after the safe point, so one suspension delays the operation by at most about window + one read [INFER]."),
+    // --- advanced commands (ctrl/command.rs; SSDSim flash.c, MQSim TSU_Base.cpp; spec §8c)
+    k("device.advanced.multi_plane", Kind::Enum(&["off", "same_page", "same_block_page"]), "\"off\"", "Multi-plane commands: a die starting a read, program or erase takes queued operations of the same class for its other planes into one command (one array time, the longest of them). `same_page`: MQSim's rule, the pages share their page offset (erases: any blocks); `same_block_page`: SSDSim's, they also share the block index within their planes. Off: planes of a die take turns."),
+    k("device.advanced.interleave", Kind::Bool, "true", "Multi-die interleaving: the dies of a chip run operations at the same time, sharing the chip's channel (SSDSim AD_INTERLEAVE, MQSim's die-interleaved commands). Off: a chip runs one operation at a time, whatever its die."),
+    k("device.advanced.dbsy", Kind::Duration, "\"50ns\"", "tDBSY: bus idle time between the data-in transfers of the planes of one multi-plane program (ns). SSDSim page.parameters: 50 ns."),
+    k("device.advanced.copyback_parity", Kind::Bool, "true", "With ftl.gc.copyback: a page moves inside the die only when source and destination pages have the same odd/even parity (SSDSim: old_ppn % 2 == new_ppn % 2); otherwise its data goes out to the controller and back in over the channel (two page transfers on the program). Off: every GC move is a copyback."),
     k("device.channel.width_bits", Kind::Int { min: 8, max: 64 }, "8", "Channel bus width in bits (a multiple of 8)."),
     k("device.channel.rate", Kind::Rate, "\"333MT/s\"", "Channel transfer rate. Transfer time of n bytes = ceil(n / (width_bits/8) / rate) (ns)."),
     // --- ISPP program steps (nand/reliability.rs; VIOS §4 unless tagged)

@@ -53,6 +53,10 @@ pub struct Die {
     pub(super) prog_ns: u64,
     pub(super) prog_iters: u32,
     pub(super) iter_origin: Time,
+    /// The other operations of a multi-plane command led by `txn` (empty for a single-plane one).
+    pub(super) group: Vec<TxnId>,
+    /// The group of the suspended operation, while the die serves reads.
+    pub(super) suspended_group: Vec<TxnId>,
 }
 
 /// What ends a step.
@@ -100,6 +104,8 @@ impl Default for Die {
             prog_ns: 0,
             prog_iters: 0,
             iter_origin: 0,
+            group: Vec::new(),
+            suspended_group: Vec::new(),
         }
     }
 }
@@ -141,35 +147,72 @@ impl Die {
         self.op_start = now;
     }
 
+    /// `t` joins the running operation's command (multi-plane), before its first step.
+    #[inline]
+    pub fn join(&mut self, t: TxnId) {
+        self.group.push(t);
+    }
+
+    /// The other operations of the running command (multi-plane).
+    #[inline]
+    pub fn group(&self) -> &[TxnId] {
+        &self.group
+    }
+
+    /// Move the running command's other operations to `out` (empty), leaving none.
+    #[inline]
+    pub fn take_group(&mut self, out: &mut Vec<TxnId>) {
+        debug_assert!(out.is_empty());
+        std::mem::swap(&mut self.group, out);
+    }
+
     /// The die got the bus at `now`: the transfer's duration and what follows it. Array
     /// operations that follow a transfer directly (program after data-in, read/erase after their
     /// command) end at `now + dur + array`, so a transfer costs no event of its own.
+    ///
+    /// A multi-plane command (`group` not empty) sends one command per operation, the data-ins
+    /// of a program separated by `dbsy`, and the data-outs of a read back to back; its array time
+    /// is the longest of its operations' and is charged to the leading transaction (the others
+    /// take the leader's stages when they finish).
     #[inline]
-    pub fn transfer_step(&mut self, die: u32, txn: &mut Txn, lat: &mut LatencyModel, ctx: &NandCtx, bus: &BusTiming, now: Time) -> Step {
-        txn.chan_wait += now - txn.chan_asked;
+    #[allow(clippy::too_many_arguments)]
+    pub fn transfer_step(&mut self, die: u32, txns: &mut [Txn], lat: &mut LatencyModel, ctx: &NandCtx, bus: &BusTiming, dbsy: u64, now: Time) -> Step {
+        let lead = self.txn as usize;
+        txns[lead].chan_wait += now - txns[lead].chan_asked;
+        let commands = bus.command_ns * (1 + self.group.len() as u64);
         let (dur, end) = match self.phase {
             Phase::ReadCmd => {
                 self.phase = Phase::ReadArray;
-                charge_array(txn, NandOpKind::Read, lat, ctx);
-                (bus.command_ns, StepEnd::ArrayDone)
+                self.charge(txns, NandOpKind::Read, lat, ctx);
+                (commands, StepEnd::ArrayDone)
             }
             Phase::EraseCmd => {
                 self.phase = Phase::Erase;
-                charge_array(txn, NandOpKind::Erase, lat, ctx);
-                (bus.command_ns, StepEnd::ArrayDone)
+                self.charge(txns, NandOpKind::Erase, lat, ctx);
+                (commands, StepEnd::ArrayDone)
             }
             Phase::WriteIn => {
                 self.phase = Phase::Program;
-                let c = charge_array(txn, NandOpKind::Program, lat, ctx);
-                let dur = bus.command_ns + bus.transfer_ns(txn.bytes as u64);
+                let c = self.charge(txns, NandOpKind::Program, lat, ctx);
+                let mut dur = commands + bus.transfer_ns(txns[lead].bytes as u64);
+                for &m in &self.group {
+                    dur += dbsy + bus.transfer_ns(txns[m as usize].bytes as u64);
+                }
                 self.prog_ns = c.array_ns;
                 self.prog_iters = c.iterations;
                 self.iter_origin = now + dur;
                 (dur, StepEnd::ArrayDone)
             }
-            Phase::ReadOut => (bus.transfer_ns(txn.bytes as u64), StepEnd::ReadOutDone),
+            Phase::ReadOut => {
+                let mut dur = bus.transfer_ns(txns[lead].bytes as u64);
+                for &m in &self.group {
+                    dur += bus.transfer_ns(txns[m as usize].bytes as u64);
+                }
+                (dur, StepEnd::ReadOutDone)
+            }
             p => unreachable!("die {die} asked for the channel in phase {p:?}"),
         };
+        let txn = &mut txns[lead];
         txn.bus += dur;
         let array = match end {
             StepEnd::ArrayDone => txn.array,
@@ -181,7 +224,7 @@ impl Die {
 
     /// Start the array operation at `now` without the bus (zero-length commands).
     #[inline]
-    pub fn array_step(&mut self, die: u32, txn: &mut Txn, lat: &mut LatencyModel, ctx: &NandCtx, now: Time) -> Step {
+    pub fn array_step(&mut self, die: u32, txns: &mut [Txn], lat: &mut LatencyModel, ctx: &NandCtx, now: Time) -> Step {
         let kind = match self.phase {
             Phase::ReadCmd => {
                 self.phase = Phase::ReadArray;
@@ -193,18 +236,19 @@ impl Die {
             }
             p => unreachable!("die {die} starts an array operation in phase {p:?}"),
         };
-        let dur = charge_array(txn, kind, lat, ctx).array_ns;
+        let dur = self.charge(txns, kind, lat, ctx).array_ns;
         self.array_end = now + dur;
         Step { dur: 0, at: now + dur, end: StepEnd::ArrayDone, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now) }
     }
 
     /// The array operation ended. A read with data to send waits for the bus; a copyback read
-    /// (no bytes: the data stays in the die), a program and an erase are over.
+    /// (no bytes: the data stays in the die; in a multi-plane read, all of them copyback), a
+    /// program and an erase are over.
     #[inline]
     pub fn array_done(&mut self, die: u32, txns: &[Txn]) -> AfterArray {
         match self.phase {
             Phase::ReadArray => {
-                if txns[self.txn as usize].bytes == 0 {
+                if txns[self.txn as usize].bytes == 0 && self.group.iter().all(|&m| txns[m as usize].bytes == 0) {
                     AfterArray::Finish
                 } else {
                     self.phase = Phase::ReadOut;
@@ -229,6 +273,29 @@ impl Die {
             self.suspend_wanted = false;
         }
         t
+    }
+}
+
+impl Die {
+    /// Charge the array operation of the running command: each of its transactions gets its own
+    /// cost from the model (its bytes, LDPC level, the page's program mode); the command lasts as
+    /// long as the longest, which is what the leading transaction's array stage records. Returns
+    /// the longest operation's cost.
+    #[inline]
+    fn charge(&self, txns: &mut [Txn], kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx) -> ArrayCost {
+        let lead = self.txn as usize;
+        let mut c = charge_array(&mut txns[lead], kind, lat, ctx);
+        if !self.group.is_empty() {
+            let own = c.array_ns;
+            for &m in &self.group {
+                let mc = charge_array(&mut txns[m as usize], kind, lat, ctx);
+                if mc.array_ns > c.array_ns {
+                    c = mc;
+                }
+            }
+            txns[lead].array += c.array_ns - own;
+        }
+        c
     }
 }
 

@@ -1,5 +1,5 @@
-//! The flash controller's resources and their timing: dies, channels, ECC and program/erase
-//! suspension.
+//! The flash controller's resources and their timing: dies, channels, ECC, program/erase
+//! suspension and advanced commands.
 //!
 //! Timing of one flash operation on its die (a die is busy from the moment it starts an operation
 //! until the operation's last step; a channel is busy only during transfers):
@@ -12,6 +12,10 @@
 //! The array times and the bytes each operation moves come from the NAND latency model
 //! ([`crate::nand::latency`]); by default `timing.read`, `timing.program` and `timing.erase`.
 //!
+//! Advanced commands ([`command`]) change the first two: a multi-plane command runs the array
+//! operations of several planes of one die together, and a chip without multi-die interleaving
+//! runs one die at a time.
+//!
 //! The channel serves waiting dies first-come, first-served. GC reads, writes and erases are real
 //! operations on the same dies and channels as host I/O.
 //!
@@ -22,11 +26,13 @@
 //! in a fixed order, so that events at equal times keep running in the same order.
 
 pub mod channel;
+pub mod command;
 pub mod die;
 pub mod ecc;
 pub mod suspend;
 
 pub use channel::{BusTiming, Channel, Grant};
+pub use command::{Advanced, CmdClass, CommandCounts, MultiPlane};
 pub use die::{AfterArray, Die, Phase, Step, StepEnd};
 pub use ecc::{EccDecoders, EccModel};
 pub use suspend::{SuspendAt, SuspendConfig, Suspension};
@@ -50,6 +56,10 @@ pub struct Flash {
     pub ecc: EccModel,
     pub decoders: EccDecoders,
     pub suspend: SuspendConfig,
+    /// Multi-plane, multi-die and copyback capabilities.
+    pub adv: Advanced,
+    /// Commands issued, per chip.
+    pub commands: Vec<CommandCounts>,
     pub layout: Layout,
 }
 
@@ -66,6 +76,8 @@ impl Flash {
             ecc: EccModel::new(&s.timing),
             decoders: EccDecoders::new(layout.channels, s.device_model.ecc_decoders),
             suspend: SuspendConfig::new(s),
+            adv: Advanced::new(s),
+            commands: vec![CommandCounts::default(); layout.chips() as usize],
             layout,
         }
     }
@@ -88,6 +100,26 @@ impl Flash {
         self.dies[first as usize..(first + self.layout.dies_per_chip) as usize].iter().any(Die::is_occupied)
     }
 
+    /// Without multi-die interleaving, `die` may start an operation only while no other die of
+    /// its chip runs or holds one.
+    #[inline]
+    pub fn may_start(&self, die: u32) -> bool {
+        if self.adv.interleave {
+            return true;
+        }
+        let first = self.layout.chip_of_die(die) * self.layout.dies_per_chip;
+        (first..first + self.layout.dies_per_chip).all(|d| d == die || !self.dies[d as usize].is_occupied())
+    }
+
+    /// Commands issued so far, all chips together.
+    pub fn command_totals(&self) -> CommandCounts {
+        let mut t = CommandCounts::default();
+        for c in &self.commands {
+            t.add(c);
+        }
+        t
+    }
+
     /// An operation starting in `phase` goes straight to the array: a zero-length command needs
     /// no bus time.
     #[inline]
@@ -95,20 +127,20 @@ impl Flash {
         self.bus.command_ns == 0 && matches!(phase, Phase::ReadCmd | Phase::EraseCmd)
     }
 
-    /// `die` got channel `ch` at `now` for the next step of `txn`, its running transaction.
-    /// `wear` is the FTL's, for latency models that depend on it.
+    /// `die` got channel `ch` at `now` for the next step of its running command (`txns` is the
+    /// transaction slab). `wear` is the FTL's, for latency models that depend on it.
     #[inline]
-    pub fn start_transfer(&mut self, ch: u32, die: u32, txn: &mut Txn, wear: &dyn BlockWear, now: Time) -> Step {
+    pub fn start_transfer(&mut self, ch: u32, die: u32, txns: &mut [Txn], wear: &dyn BlockWear, now: Time) -> Step {
         let ctx = NandCtx { layout: &self.layout, now, wear };
-        let st = self.dies[die as usize].transfer_step(die, txn, &mut self.latency, &ctx, &self.bus, now);
+        let st = self.dies[die as usize].transfer_step(die, txns, &mut self.latency, &ctx, &self.bus, self.adv.dbsy_ns, now);
         self.channels[ch as usize].occupy(now, st.dur);
         st
     }
 
-    /// `die` starts the array operation of `txn`, its running transaction, at `now` without the bus.
+    /// `die` starts the array operation of its running command at `now` without the bus.
     #[inline]
-    pub fn start_array(&mut self, die: u32, txn: &mut Txn, wear: &dyn BlockWear, now: Time) -> Step {
+    pub fn start_array(&mut self, die: u32, txns: &mut [Txn], wear: &dyn BlockWear, now: Time) -> Step {
         let ctx = NandCtx { layout: &self.layout, now, wear };
-        self.dies[die as usize].array_step(die, txn, &mut self.latency, &ctx, now)
+        self.dies[die as usize].array_step(die, txns, &mut self.latency, &ctx, now)
     }
 }

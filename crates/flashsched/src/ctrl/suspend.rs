@@ -126,6 +126,9 @@ impl Die {
         self.suspensions += 1;
         let of = if self.phase == Phase::Program { Suspension::Program } else { Suspension::Erase };
         self.suspended = Some(Suspended { txn: self.txn, phase: self.phase, remaining, since: safe_point, reads: 0 });
+        // A multi-plane program or erase is suspended whole; reads served meanwhile form their
+        // own commands.
+        std::mem::swap(&mut self.group, &mut self.suspended_group);
         self.phase = Phase::Suspending;
         Some(SuspendAt { safe_point, epoch: self.epoch, of })
     }
@@ -165,6 +168,8 @@ impl Die {
     #[inline]
     pub fn resume(&mut self, sc: &SuspendConfig, txn: &mut Txn, now: Time) -> (Time, u32) {
         let s = self.suspended.take().expect("resuming a suspended operation");
+        debug_assert!(self.group.is_empty());
+        std::mem::swap(&mut self.group, &mut self.suspended_group);
         self.txn = s.txn;
         self.phase = s.phase;
         self.op_start = now;

@@ -222,6 +222,15 @@ impl Ftl {
     /// guarantees GC can always finish, even with host writes interleaved with its moves.
     /// `None` when the page is refused (or the plane has no free page at all).
     pub fn allocate(&mut self, plane: u32, who: Writer) -> Option<Ppn> {
+        #[cfg(debug_assertions)]
+        let peeked = self.peek_allocation(plane, who);
+        let got = self.allocate_page(plane, who);
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(peeked, got, "peek_allocation disagrees with allocate on plane {plane}");
+        got
+    }
+
+    fn allocate_page(&mut self, plane: u32, who: Writer) -> Option<Ppn> {
         let ppb = self.layout.pages_per_block as u16;
         let ps = &self.planes[plane as usize];
         let active_left = if ps.active == NONE { 0 } else { (ppb - self.blocks[ps.active as usize].write_ptr) as u64 };
@@ -245,6 +254,27 @@ impl Ftl {
         // A block that just became full stays `Active` until the next allocation, so it is not a
         // GC candidate while its last program may still be in flight.
         Some(b * ppb as u32 + page as u32)
+    }
+
+    /// The page `allocate(plane, who)` would return now, without allocating it (multi-plane
+    /// packing checks that planes' next pages line up before taking them).
+    pub fn peek_allocation(&self, plane: u32, who: Writer) -> Option<Ppn> {
+        let ppb = self.layout.pages_per_block;
+        let ps = &self.planes[plane as usize];
+        let active_left = if ps.active == NONE { 0 } else { ppb - self.blocks[ps.active as usize].write_ptr as u32 };
+        let free_pages = ps.free_blocks as u64 * ppb as u64 + active_left as u64;
+        let reserve = if who == Writer::Host { ppb as u64 } else { 0 };
+        if free_pages <= reserve {
+            return None;
+        }
+        if active_left > 0 {
+            return Some(ps.active * ppb + self.blocks[ps.active as usize].write_ptr as u32);
+        }
+        let b = match ps.free.front() {
+            Some(&b) => b,
+            None => self.layout.first_block_of_plane(plane) + ps.next_fresh,
+        };
+        Some(b * ppb)
     }
 
     fn take_free_block(&mut self, plane: u32) -> u32 {

@@ -128,6 +128,13 @@ pub enum LatencyModel {
     Reliable(Box<ReliableLatency>),
 }
 
+/// Memory a latency model holds for the drive's blocks and pages, bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StateBytes {
+    pub per_block: usize,
+    pub per_page: usize,
+}
+
 impl LatencyModel {
     /// The fixed model of `timing` alone (tests and tools that have no FTL).
     pub fn new(t: &Timing) -> Self {
@@ -148,6 +155,14 @@ impl LatencyModel {
         }
         let g = &s.geometry;
         LatencyModel::Reliable(Box::new(ReliableLatency::new(fixed, &s.device_model, s.seed, g.blocks() as usize, g.pages() as usize, wear)))
+    }
+
+    /// Bytes of per-block and per-page state the model keeps (0 for the fixed model).
+    pub fn state_bytes(&self) -> StateBytes {
+        match self {
+            LatencyModel::Fixed(_) => StateBytes::default(),
+            LatencyModel::Reliable(m) => m.state_bytes(),
+        }
     }
 
     /// The array time and bus bytes of `op`.

@@ -265,6 +265,11 @@ pub struct BlockStates {
 }
 
 impl BlockStates {
+    /// Bytes held: an f32 and a u16 per block.
+    pub fn memory_bytes(&self) -> usize {
+        self.r_b.capacity() * 4 + self.step_mv.capacity() * 2
+    }
+
     /// Draw every block's r_b in block order from `rng` and detect its step at its erase count.
     /// Also returns, per block, whether it is past the ECC limit even at the smallest step.
     pub fn new(blocks: usize, d: &Detector, rng: &mut Rng, erase_count: impl Fn(usize) -> u32) -> (Self, Vec<bool>) {
@@ -346,6 +351,11 @@ impl PageModes {
         let w = &mut self.bits[ppn / 32];
         let sh = (ppn % 32) * 2;
         *w = (*w & !(3 << sh)) | (((mode & 3) as u64) << sh);
+    }
+
+    /// Bytes held (0 until a page is programmed in a non-default mode).
+    pub fn memory_bytes(&self) -> usize {
+        self.bits.capacity() * 8
     }
 
     /// Reset pages `first .. first + n` to the default mode (an erased block).

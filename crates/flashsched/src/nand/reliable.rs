@@ -206,6 +206,13 @@ impl ReliableLatency {
         self.ldpc.as_ref().map(|l| l.levels.decode_ns[level as usize])
     }
 
+    /// Memory held for blocks (variation parameters, detected steps, opening times) and pages
+    /// (program modes: 2 bits a page, allocated on the first non-native program).
+    pub fn state_bytes(&self) -> super::latency::StateBytes {
+        let speeds = self.speeds.as_ref().map_or(0, |s| s.states.memory_bytes() + s.beyond.capacity());
+        super::latency::StateBytes { per_block: speeds + self.opened_at.capacity() * 8, per_page: self.modes.memory_bytes() }
+    }
+
     pub fn report(&self) -> ReliabilityReport {
         ReliabilityReport {
             variation: self.speeds.as_ref().map(|s| VariationReport {

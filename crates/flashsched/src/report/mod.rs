@@ -160,13 +160,14 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "suspensions": c.suspensions,
         "program_suspensions": c.program_suspensions,
         "erase_suspensions": c.erase_suspensions,
+        "commands": commands_json(c),
         "read_conflicts": c.read_conflicts,
         "write_conflicts": c.write_conflicts,
         "conflict_ratio": conflict_ratio,
         "conflict_definition": "chip busy when a page transaction of the request reached its chip's queue (VIOS §3.3)",
         "erase_count": {"min": emin, "mean": round3(emean), "max": emax, "stddev": round3(esd), "histogram": erase_histogram(&o.erase_counts)},
-        "channel_utilization": {"mean": mean(&chan), "per_channel": chan},
-        "die_utilization": {"mean": mean(&dies), "min": dies.iter().cloned().fold(f64::INFINITY, f64::min).min(1.0), "max": dies.iter().cloned().fold(0.0, f64::max), "per_die": dies},
+        "channel_utilization": {"mean": mean(&chan), "per_channel": chan, "busy_ns_total": o.channel_busy_ns.iter().sum::<u64>()},
+        "die_utilization": {"mean": mean(&dies), "busy_ns_total": o.die_busy_ns.iter().sum::<u64>(), "min": dies.iter().cloned().fold(f64::INFINITY, f64::min).min(1.0), "max": dies.iter().cloned().fold(0.0, f64::max), "per_die": dies},
         "free_blocks_min_plane": o.free_blocks_min,
         "free_blocks_end": o.free_blocks_end,
         "mapped_pages_end": o.mapped_pages,
@@ -380,6 +381,27 @@ pub fn without_wall_clock(doc: &Value) -> Value {
     d
 }
 
+/// `ssd.commands`: flash commands by class, their multi-plane share, and copyback moves.
+fn commands_json(c: &crate::stats::DeviceCounters) -> Value {
+    let k = &c.commands;
+    let class = |i: usize| {
+        json!({
+            "commands": k.commands[i],
+            "multi_plane_commands": k.multi_plane[i],
+            "ops": k.ops[i],
+            "multi_plane_ops": k.multi_plane_ops[i],
+            "multi_plane_share": if k.ops[i] > 0 { round6(k.multi_plane_ops[i] as f64 / k.ops[i] as f64) } else { 0.0 },
+        })
+    };
+    json!({
+        "read": class(0),
+        "program": class(1),
+        "erase": class(2),
+        "copyback_moves": c.copyback_moves,
+        "copyback_fallbacks": c.copyback_fallbacks,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,3 +500,4 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+

@@ -4,7 +4,7 @@
 use super::event::Ev;
 use super::txn::{Txn, TxnId, TxnKind};
 use super::Simulator;
-use crate::ctrl::{AfterArray, Grant, Phase, Step, StepEnd, Suspension};
+use crate::ctrl::{AfterArray, CmdClass, Grant, MultiPlane, Phase, Step, StepEnd, Suspension};
 use crate::engine::Time;
 use crate::ftl::Writer;
 use crate::nand::latency::ProgramMode;
@@ -14,7 +14,15 @@ impl Simulator {
     /// Start transactions on `die` from its chip queue while it is idle and work is queued (only
     /// reads, within the budget, while it holds a suspended program or erase; then the resume).
     pub(super) fn try_start_die(&mut self, die: u32) {
-        while self.flash.dies[die as usize].is_idle() {
+        if self.batching {
+            // Transactions are still arriving at this instant: start the die once they all have,
+            // so that it can pack them into multi-plane commands.
+            if !self.pending_dies.contains(&die) {
+                self.pending_dies.push(die);
+            }
+            return;
+        }
+        while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
                 // A suspended program or erase: only reads may run, within the suspension's budget.
                 match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
@@ -113,6 +121,10 @@ impl Simulator {
         };
         self.txns.get_mut(t).die_wait = now - txn.enqueued;
         self.flash.dies[die as usize].begin(t, phase, now);
+        let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
+        let class = CmdClass::of(txn.kind);
+        self.counters.commands.count(class, 1 + joined);
+        self.flash.commands[self.layout.chip_of_die(die) as usize].count(class, 1 + joined);
         if self.flash.skips_bus(phase) {
             // A zero-length command needs no bus time: go straight to the array.
             self.start_array(die);
@@ -122,17 +134,92 @@ impl Simulator {
         if txn.kind == TxnKind::HostWrite {
             self.maybe_gc(txn.plane);
         }
+        if joined > 0 {
+            for i in 0..joined as usize {
+                let m = *self.txns.get(self.flash.dies[die as usize].group()[i]);
+                if m.kind == TxnKind::HostWrite {
+                    self.maybe_gc(m.plane);
+                }
+            }
+        }
+    }
+
+    /// Multi-plane packing: `die` just began `lead`; take queued transactions of the same class
+    /// for its other planes whose pages line up with the lead's (`ctrl::command`), start them
+    /// with it, and return how many joined. Writes are checked against the page their plane
+    /// would allocate next; stale GC moves are left for the queue to drop.
+    fn gather(&mut self, die: u32, lead: TxnId) -> u32 {
+        let l = *self.txns.get(lead);
+        let ppd = self.layout.planes_per_die;
+        if ppd < 2 || l.ppn == NONE {
+            // One plane, or a read of a never-written page: nothing to line up with.
+            return 0;
+        }
+        let class = CmdClass::of(l.kind);
+        let mut planes = 1u64 << (l.plane % ppd);
+        let mut picked = std::mem::take(&mut self.pick_scratch);
+        {
+            let (txns, ftl, adv, layout) = (&self.txns.items, &self.ftl, self.flash.adv, self.layout);
+            let mut fits = |c: TxnId| {
+                let x = &txns[c as usize];
+                let bit = 1u64 << (x.plane % ppd);
+                if planes & bit != 0 || CmdClass::of(x.kind) != class {
+                    return false;
+                }
+                let page = match x.kind {
+                    TxnKind::HostRead | TxnKind::Erase => Some(x.ppn).filter(|&p| p != NONE),
+                    TxnKind::GcRead => Some(x.ppn).filter(|_| ftl.still_current(x.lpn, x.ppn)),
+                    TxnKind::HostWrite => ftl.peek_allocation(x.plane, Writer::Host),
+                    TxnKind::GcWrite => ftl.peek_allocation(x.plane, Writer::Gc).filter(|_| ftl.still_current(x.lpn, x.ppn)),
+                };
+                let ok = page.is_some_and(|p| adv.plane_pair_ok(&layout, class, l.ppn, p));
+                if ok {
+                    planes |= bit;
+                }
+                ok
+            };
+            self.tsu.take_companions(die, ppd as usize - 1, &mut fits, &mut picked);
+        }
+        let now = self.now;
+        for &c in &picked {
+            let x = *self.txns.get(c);
+            let who = match x.kind {
+                TxnKind::HostWrite => Some(Writer::Host),
+                TxnKind::GcWrite => Some(Writer::Gc),
+                _ => None,
+            };
+            if let Some(who) = who {
+                let ppn = self.ftl.allocate(x.plane, who).expect("the page was peeked free");
+                self.place_write(c, x.lpn, ppn);
+            }
+            self.txns.get_mut(c).die_wait = now - x.enqueued;
+            self.flash.dies[die as usize].join(c);
+        }
+        let n = picked.len() as u32;
+        picked.clear();
+        self.pick_scratch = picked;
+        n
     }
 
     /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in:
     /// `device.program_mode` for host writes, the block's own for GC moves (no policy chooses
-    /// per write yet).
+    /// per write yet). A copyback GC move whose pages differ in parity (`ctrl::command`) sends
+    /// the data out to the controller and back in: two page transfers on the program.
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
         self.ftl.program(lpn, ppn);
         let host_mode = self.flash.host_mode;
         let w = self.txns.get_mut(t);
+        let src = w.ppn;
         w.ppn = ppn;
         w.mode = if w.kind == TxnKind::HostWrite { host_mode } else { ProgramMode::Native };
+        if w.kind == TxnKind::GcWrite && self.copyback {
+            if self.flash.adv.copyback_ok(src, ppn) {
+                self.counters.copyback_moves += 1;
+            } else {
+                w.bytes = 2 * self.page_size as u32;
+                self.counters.copyback_fallbacks += 1;
+            }
+        }
     }
 
     /// Ask for the die's channel. The bus is granted first-come, first-served; a busy channel
@@ -140,6 +227,7 @@ impl Simulator {
     pub(super) fn request_channel(&mut self, die: u32) {
         let ch = self.layout.channel_of_die(die);
         let t = self.flash.dies[die as usize].txn();
+        // The leading transaction of a multi-plane command keeps its stages for all of them.
         self.txns.get_mut(t).chan_asked = self.now;
         match self.flash.channels[ch as usize].request(die, self.now) {
             Grant::Now => self.start_transfer(ch, die),
@@ -150,8 +238,7 @@ impl Simulator {
 
     /// Put the die's transfer on the bus and schedule what follows it (`ctrl::Die::transfer_step`).
     pub(super) fn start_transfer(&mut self, ch: u32, die: u32) {
-        let t = self.flash.dies[die as usize].txn();
-        let st = self.flash.start_transfer(ch, die, self.txns.get_mut(t), &self.ftl, self.now);
+        let st = self.flash.start_transfer(ch, die, &mut self.txns.items, &self.ftl, self.now);
         self.push_step(die, st);
     }
 
@@ -167,8 +254,7 @@ impl Simulator {
 
     /// Start the die's array operation without the bus (zero-length commands).
     pub(super) fn start_array(&mut self, die: u32) {
-        let t = self.flash.dies[die as usize].txn();
-        let st = self.flash.start_array(die, self.txns.get_mut(t), &self.ftl, self.now);
+        let st = self.flash.start_array(die, &mut self.txns.items, &self.ftl, self.now);
         self.push_step(die, st);
     }
 
@@ -194,12 +280,43 @@ impl Simulator {
         }
     }
 
-    /// The die's operation is over: free the die, account the transaction, start the next one.
+    /// The die's operation is over: free the die, account its transactions (all of a
+    /// multi-plane command's), start what comes next.
     pub(super) fn finish_op(&mut self, die: u32) {
         let now = self.now;
         let t = self.flash.dies[die as usize].txn();
+        let lead = *self.txns.get(t);
+        let mut group = std::mem::take(&mut self.finish_scratch);
+        self.flash.dies[die as usize].take_group(&mut group);
+        self.flash.dies[die as usize].release(lead.kind, now);
+        self.finish_txn(die, t);
+        for &m in &group {
+            // The command's stages are the leader's; the wait for the die is each one's own
+            // (they started together, so it differs by their arrival).
+            let x = self.txns.get_mut(m);
+            x.die_wait = lead.die_wait + lead.enqueued - x.enqueued;
+            (x.chan_wait, x.bus, x.array) = (lead.chan_wait, lead.bus, lead.array);
+            self.finish_txn(die, m);
+        }
+        group.clear();
+        self.finish_scratch = group;
+        if self.flash.adv.interleave {
+            self.try_start_die(die);
+        } else {
+            // The chip is free: its other dies get it first, in turn, so none starves.
+            let dpc = self.layout.dies_per_chip;
+            let first = die - die % dpc;
+            for i in 1..=dpc {
+                self.try_start_die(first + (die - first + i) % dpc);
+            }
+        }
+        self.drain_hil();
+    }
+
+    /// Account one finished transaction of the die's command.
+    fn finish_txn(&mut self, die: u32, t: TxnId) {
+        let now = self.now;
         let txn = *self.txns.get(t);
-        self.flash.dies[die as usize].release(txn.kind, now);
         match txn.kind {
             TxnKind::HostRead => {
                 self.counters.nand_pages_read += 1;
@@ -240,7 +357,5 @@ impl Simulator {
                 self.maybe_gc(txn.plane);
             }
         }
-        self.try_start_die(die);
-        self.drain_hil();
     }
 }

@@ -4,6 +4,7 @@
 use super::event::Ev;
 use super::txn::{ReqId, Txn, TxnId, TxnKind};
 use super::{Req, SimError, Simulator};
+use crate::ctrl::MultiPlane;
 use crate::ftl;
 use crate::hil;
 use crate::host::HostRequestView;
@@ -178,6 +179,10 @@ impl Simulator {
     }
 
     pub(super) fn drain_hil(&mut self) {
+        // With multi-plane commands, dies start only once every transaction released at this
+        // instant is queued, so that they can be packed together.
+        let batch = self.flash.adv.multi_plane != MultiPlane::Off && !self.batching;
+        self.batching |= batch;
         loop {
             let t = {
                 let (dies, tsu) = (&self.flash.dies, &self.tsu);
@@ -187,6 +192,15 @@ impl Simulator {
             };
             let Some(t) = t else { break };
             self.to_tsu(t);
+        }
+        if batch {
+            self.batching = false;
+            let dies = std::mem::take(&mut self.pending_dies);
+            for &d in &dies {
+                self.try_start_die(d);
+            }
+            self.pending_dies = dies;
+            self.pending_dies.clear();
         }
     }
 

@@ -166,6 +166,14 @@ pub struct Simulator {
     log_requests: bool,
     request_log: Vec<RequestLogRow>,
     full_check: bool,
+    /// Transactions are being released to the chips at this instant; dies start after
+    /// (`drain_hil`, multi-plane packing).
+    batching: bool,
+    /// Dies to start when the batch ends.
+    pending_dies: Vec<u32>,
+    /// Reused buffers: a finished command's other transactions, and those packing picks.
+    finish_scratch: Vec<TxnId>,
+    pick_scratch: Vec<TxnId>,
 }
 
 impl Simulator {
@@ -224,6 +232,10 @@ impl Simulator {
             log_requests: false,
             request_log: Vec::new(),
             full_check: false,
+            batching: false,
+            pending_dies: Vec::new(),
+            finish_scratch: Vec::new(),
+            pick_scratch: Vec::new(),
         })
     }
 

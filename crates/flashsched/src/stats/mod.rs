@@ -220,6 +220,12 @@ pub struct DeviceCounters {
     pub suspensions: u64,
     pub program_suspensions: u64,
     pub erase_suspensions: u64,
+    /// Flash commands issued, by class, with their multi-plane share.
+    pub commands: crate::ctrl::CommandCounts,
+    /// GC moves done by copyback (inside the die), and those that could not be (page parity) and
+    /// went through the controller.
+    pub copyback_moves: u64,
+    pub copyback_fallbacks: u64,
 }
 
 impl DeviceCounters {
@@ -241,6 +247,9 @@ impl DeviceCounters {
             suspensions: self.suspensions - o.suspensions,
             program_suspensions: self.program_suspensions - o.program_suspensions,
             erase_suspensions: self.erase_suspensions - o.erase_suspensions,
+            commands: self.commands.minus(&o.commands),
+            copyback_moves: self.copyback_moves - o.copyback_moves,
+            copyback_fallbacks: self.copyback_fallbacks - o.copyback_fallbacks,
         }
     }
 }

@@ -45,6 +45,10 @@ impl TransactionScheduler for Fcfs {
         self.len -= 1;
         q.remove(i)
     }
+    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+        let mut room = max;
+        self.len -= super::take_matching(&mut self.per_die[die as usize], Some, &mut room, fits, out);
+    }
     fn queued_for_die(&self, die: u32) -> usize {
         self.per_die[die as usize].len()
     }

@@ -88,6 +88,13 @@ impl TransactionScheduler for FrFcfs {
         }
         t
     }
+    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+        let chip = (die / self.dies_per_chip) as usize;
+        let mine = |(t, d): (TxnId, u32)| (d == die).then_some(t);
+        let mut room = max;
+        self.len -= super::take_matching(&mut self.reads[chip], mine, &mut room, fits, out);
+        self.len -= super::take_matching(&mut self.writes[chip], mine, &mut room, fits, out);
+    }
     fn queued_for_die(&self, die: u32) -> usize {
         let chip = (die / self.dies_per_chip) as usize;
         self.reads[chip].iter().chain(self.writes[chip].iter()).filter(|&&(_, d)| d == die).count()

@@ -9,6 +9,8 @@ pub use fcfs::Fcfs;
 pub use frfcfs::FrFcfs;
 pub use o3::O3;
 
+use std::collections::VecDeque;
+
 use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
 
@@ -21,6 +23,10 @@ pub trait TransactionScheduler: Send {
     fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
     /// The next read for `die` (host or GC), used while it has a program or erase suspended.
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
+    /// Multi-plane packing: remove from `die`'s queued transactions, in this scheduler's order of
+    /// preference, up to `max` that `fits` accepts (it is asked in that order and sees each
+    /// transaction once), appending them to `out`.
+    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>);
     /// Transactions queued (not running) on a chip.
     fn queued_on_chip(&self, chip: u32) -> usize;
     /// Transactions queued (not running) for a die.
@@ -36,4 +42,23 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn Transaction
         "frfcfs" => Box::new(FrFcfs::new(layout, r.int("tsu.frfcfs.alpha") as u32, r.int("tsu.frfcfs.write_queue") as u32)),
         other => unreachable!("transaction scheduler {other} passed validation"),
     }
+}
+
+/// Move the entries of `q` that belong to the die (`id` gives their transaction) and that `fits`
+/// accepts to `out`, oldest first, while `room` lasts. Returns how many were moved.
+fn take_matching<T: Copy>(q: &mut VecDeque<T>, id: impl Fn(T) -> Option<TxnId>, room: &mut usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) -> usize {
+    let mut taken = 0;
+    let mut i = 0;
+    while i < q.len() && *room > 0 {
+        match id(q[i]) {
+            Some(t) if fits(t) => {
+                q.remove(i);
+                out.push(t);
+                *room -= 1;
+                taken += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    taken
 }

@@ -64,6 +64,12 @@ impl TransactionScheduler for O3 {
         }
         t
     }
+    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+        let mut room = max;
+        for q in self.queues[die as usize].iter_mut() {
+            self.len -= super::take_matching(q, Some, &mut room, fits, out);
+        }
+    }
     fn queued_for_die(&self, die: u32) -> usize {
         self.queues[die as usize].iter().map(|q| q.len()).sum()
     }

@@ -1,5 +1,6 @@
 //! The integration tests, one binary (faster to build and link than one per file).
 
+mod advanced;
 mod closed_loop;
 mod determinism;
 mod ftl_props;
