@@ -129,6 +129,16 @@ impl CommandCounts {
         }
     }
 
+    /// The counts of `chip` from per-die counts (`Flash::commands` is kept per die, which saves
+    /// a division per command).
+    pub fn of_chip(per_die: &[CommandCounts], chip: u32, dies_per_chip: u32) -> CommandCounts {
+        let mut t = CommandCounts::default();
+        for c in &per_die[(chip * dies_per_chip) as usize..((chip + 1) * dies_per_chip) as usize] {
+            t.add(c);
+        }
+        t
+    }
+
     pub fn minus(&self, o: &CommandCounts) -> CommandCounts {
         let d = |a: [u64; 3], b: [u64; 3]| [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
         CommandCounts {

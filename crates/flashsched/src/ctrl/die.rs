@@ -179,36 +179,28 @@ impl Die {
     pub fn transfer_step(&mut self, die: u32, txns: &mut [Txn], lat: &mut LatencyModel, ctx: &NandCtx, bus: &BusTiming, dbsy: u64, now: Time) -> Step {
         let lead = self.txn as usize;
         txns[lead].chan_wait += now - txns[lead].chan_asked;
-        let commands = bus.command_ns * (1 + self.group.len() as u64);
         let (dur, end) = match self.phase {
             Phase::ReadCmd => {
                 self.phase = Phase::ReadArray;
                 self.charge(txns, NandOpKind::Read, lat, ctx);
-                (commands, StepEnd::ArrayDone)
+                (bus.command_ns + self.group_bus(txns, bus.command_ns, None), StepEnd::ArrayDone)
             }
             Phase::EraseCmd => {
                 self.phase = Phase::Erase;
                 self.charge(txns, NandOpKind::Erase, lat, ctx);
-                (commands, StepEnd::ArrayDone)
+                (bus.command_ns + self.group_bus(txns, bus.command_ns, None), StepEnd::ArrayDone)
             }
             Phase::WriteIn => {
                 self.phase = Phase::Program;
                 let c = self.charge(txns, NandOpKind::Program, lat, ctx);
-                let mut dur = commands + bus.transfer_ns(txns[lead].bytes as u64);
-                for &m in &self.group {
-                    dur += dbsy + bus.transfer_ns(txns[m as usize].bytes as u64);
-                }
+                let dur = bus.command_ns + bus.transfer_ns(txns[lead].bytes as u64) + self.group_bus(txns, bus.command_ns + dbsy, Some(bus));
                 self.prog_ns = c.array_ns;
                 self.prog_iters = c.iterations;
                 self.iter_origin = now + dur;
                 (dur, StepEnd::ArrayDone)
             }
             Phase::ReadOut => {
-                let mut dur = bus.transfer_ns(txns[lead].bytes as u64);
-                for &m in &self.group {
-                    dur += bus.transfer_ns(txns[m as usize].bytes as u64);
-                }
-                (dur, StepEnd::ReadOutDone)
+                (bus.transfer_ns(txns[lead].bytes as u64) + self.group_bus(txns, 0, Some(bus)), StepEnd::ReadOutDone)
             }
             p => unreachable!("die {die} asked for the channel in phase {p:?}"),
         };
@@ -283,18 +275,38 @@ impl Die {
     /// the longest operation's cost.
     #[inline]
     fn charge(&self, txns: &mut [Txn], kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx) -> ArrayCost {
-        let lead = self.txn as usize;
-        let mut c = charge_array(&mut txns[lead], kind, lat, ctx);
-        if !self.group.is_empty() {
-            let own = c.array_ns;
-            for &m in &self.group {
-                let mc = charge_array(&mut txns[m as usize], kind, lat, ctx);
-                if mc.array_ns > c.array_ns {
-                    c = mc;
-                }
-            }
-            txns[lead].array += c.array_ns - own;
+        let c = charge_array(&mut txns[self.txn as usize], kind, lat, ctx);
+        if self.group.is_empty() {
+            return c;
         }
+        self.charge_group(txns, kind, lat, ctx, c)
+    }
+
+    /// Bus time the other operations of a multi-plane command add to the leader's step:
+    /// `per_op` each, plus their bytes' transfer time on `data` (0 for a single-plane command).
+    #[inline]
+    fn group_bus(&self, txns: &[Txn], per_op: u64, data: Option<&BusTiming>) -> u64 {
+        if self.group.is_empty() {
+            return 0;
+        }
+        let mut ns = 0;
+        for &m in &self.group {
+            ns += per_op + data.map_or(0, |bus| bus.transfer_ns(txns[m as usize].bytes as u64));
+        }
+        ns
+    }
+
+    /// The rest of `charge` for a multi-plane command (out of line: the single-plane path is hot).
+    #[inline(never)]
+    fn charge_group(&self, txns: &mut [Txn], kind: NandOpKind, lat: &mut LatencyModel, ctx: &NandCtx, lead_cost: ArrayCost) -> ArrayCost {
+        let mut c = lead_cost;
+        for &m in &self.group {
+            let mc = charge_array(&mut txns[m as usize], kind, lat, ctx);
+            if mc.array_ns > c.array_ns {
+                c = mc;
+            }
+        }
+        txns[self.txn as usize].array += c.array_ns - lead_cost.array_ns;
         c
     }
 }

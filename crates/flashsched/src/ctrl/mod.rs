@@ -58,7 +58,7 @@ pub struct Flash {
     pub suspend: SuspendConfig,
     /// Multi-plane, multi-die and copyback capabilities.
     pub adv: Advanced,
-    /// Commands issued, per chip.
+    /// Commands issued, per die (`CommandCounts::of_chip` sums a chip's).
     pub commands: Vec<CommandCounts>,
     pub layout: Layout,
 }
@@ -77,7 +77,7 @@ impl Flash {
             decoders: EccDecoders::new(layout.channels, s.device_model.ecc_decoders),
             suspend: SuspendConfig::new(s),
             adv: Advanced::new(s),
-            commands: vec![CommandCounts::default(); layout.chips() as usize],
+            commands: vec![CommandCounts::default(); layout.dies() as usize],
             layout,
         }
     }

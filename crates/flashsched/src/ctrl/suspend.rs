@@ -150,10 +150,10 @@ impl Die {
         self.suspended.map(|s| s.reads < sc.max_reads && now <= s.since + sc.window)
     }
 
-    /// A read starts during the suspension.
+    /// `n` reads (one command) started during the suspension.
     #[inline]
-    pub fn count_suspended_read(&mut self) {
-        self.suspended.as_mut().expect("suspended").reads += 1;
+    pub fn count_suspended_reads(&mut self, n: u32) {
+        self.suspended.as_mut().expect("suspended").reads += n;
     }
 
     /// The suspended operation's transaction.

@@ -22,13 +22,31 @@ impl Simulator {
             }
             return;
         }
+        self.start_die_now(die);
+    }
+
+    /// End a batch (`batching`): start the dies that were asked to start during it, in order.
+    pub(super) fn end_batch(&mut self) {
+        self.batching = false;
+        let dies = std::mem::take(&mut self.pending_dies);
+        for &d in &dies {
+            self.start_die_now(d);
+        }
+        self.pending_dies = dies;
+        self.pending_dies.clear();
+    }
+
+    #[inline]
+    fn start_die_now(&mut self, die: u32) {
         while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
                 // A suspended program or erase: only reads may run, within the suspension's budget.
                 match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
                     Some(t) => {
-                        self.flash.dies[die as usize].count_suspended_read();
-                        self.start_txn(die, t)
+                        self.start_txn(die, t);
+                        // Each read of a multi-plane command uses the suspension's budget.
+                        let n = 1 + self.flash.dies[die as usize].group().len() as u32;
+                        self.flash.dies[die as usize].count_suspended_reads(n);
                     }
                     None => self.resume(die),
                 }
@@ -122,9 +140,7 @@ impl Simulator {
         self.txns.get_mut(t).die_wait = now - txn.enqueued;
         self.flash.dies[die as usize].begin(t, phase, now);
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
-        let class = CmdClass::of(txn.kind);
-        self.counters.commands.count(class, 1 + joined);
-        self.flash.commands[self.layout.chip_of_die(die) as usize].count(class, 1 + joined);
+        self.flash.commands[die as usize].count(CmdClass::of(txn.kind), 1 + joined);
         if self.flash.skips_bus(phase) {
             // A zero-length command needs no bus time: go straight to the array.
             self.start_array(die);
@@ -181,8 +197,15 @@ impl Simulator {
             self.tsu.take_companions(die, ppd as usize - 1, &mut fits, &mut picked);
         }
         let now = self.now;
+        let mut joined = 0;
         for &c in &picked {
             let x = *self.txns.get(c);
+            if x.kind == TxnKind::GcWrite && !self.ftl.still_current(x.lpn, x.ppn) {
+                // A host write of the same page placed just before made this move stale.
+                self.gc_move_finished(x.plane, false);
+                self.txns.remove(c);
+                continue;
+            }
             let who = match x.kind {
                 TxnKind::HostWrite => Some(Writer::Host),
                 TxnKind::GcWrite => Some(Writer::Gc),
@@ -194,11 +217,11 @@ impl Simulator {
             }
             self.txns.get_mut(c).die_wait = now - x.enqueued;
             self.flash.dies[die as usize].join(c);
+            joined += 1;
         }
-        let n = picked.len() as u32;
         picked.clear();
         self.pick_scratch = picked;
-        n
+        joined
     }
 
     /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in:
@@ -283,12 +306,28 @@ impl Simulator {
     /// The die's operation is over: free the die, account its transactions (all of a
     /// multi-plane command's), start what comes next.
     pub(super) fn finish_op(&mut self, die: u32) {
-        let now = self.now;
         let t = self.flash.dies[die as usize].txn();
         let lead = *self.txns.get(t);
+        let grouped = !self.flash.dies[die as usize].group().is_empty();
+        if grouped || !self.flash.adv.interleave {
+            return self.finish_command(die, t, lead);
+        }
+        self.flash.dies[die as usize].release(lead.kind, self.now);
+        self.finish_txn(die, t);
+        self.try_start_die(die);
+        self.drain_hil();
+    }
+
+    /// `finish_op` for a multi-plane command or a chip without interleaving: finish every
+    /// transaction of the command before any die starts again (so that GC writes the command's
+    /// reads queue can be packed together, and the chip goes to its other dies first).
+    #[inline(never)]
+    fn finish_command(&mut self, die: u32, t: TxnId, lead: Txn) {
         let mut group = std::mem::take(&mut self.finish_scratch);
         self.flash.dies[die as usize].take_group(&mut group);
-        self.flash.dies[die as usize].release(lead.kind, now);
+        self.flash.dies[die as usize].release(lead.kind, self.now);
+        let batch = !self.batching;
+        self.batching = true;
         self.finish_txn(die, t);
         for &m in &group {
             // The command's stages are the leader's; the wait for the die is each one's own
@@ -300,20 +339,25 @@ impl Simulator {
         }
         group.clear();
         self.finish_scratch = group;
-        if self.flash.adv.interleave {
-            self.try_start_die(die);
-        } else {
-            // The chip is free: its other dies get it first, in turn, so none starves.
-            let dpc = self.layout.dies_per_chip;
-            let first = die - die % dpc;
-            for i in 1..=dpc {
-                self.try_start_die(first + (die - first + i) % dpc);
+        if batch {
+            self.batching = false;
+            if self.flash.adv.interleave {
+                self.start_die_now(die);
+            } else {
+                // The chip is free: its other dies get it first, in turn, so none starves.
+                let dpc = self.layout.dies_per_chip;
+                let first = die - die % dpc;
+                for i in 1..=dpc {
+                    self.start_die_now(first + (die - first + i) % dpc);
+                }
             }
+            self.end_batch();
         }
         self.drain_hil();
     }
 
     /// Account one finished transaction of the die's command.
+    #[inline(always)]
     fn finish_txn(&mut self, die: u32, t: TxnId) {
         let now = self.now;
         let txn = *self.txns.get(t);

@@ -21,6 +21,7 @@ impl Simulator {
         self.measure_start = Some(self.now);
         let mut c = self.counters;
         c.gc_invocations = self.ftl.counters.gc_invocations;
+        c.commands = self.flash.command_totals();
         c.gc_pages_moved = self.ftl.counters.gc_pages_moved;
         c.erases = self.ftl.counters.erases;
         c.trimmed_pages = self.ftl.counters.trimmed_pages;

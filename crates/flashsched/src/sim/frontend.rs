@@ -178,11 +178,18 @@ impl Simulator {
         }
     }
 
+    #[inline]
     pub(super) fn drain_hil(&mut self) {
-        // With multi-plane commands, dies start only once every transaction released at this
-        // instant is queued, so that they can be packed together.
-        let batch = self.flash.adv.multi_plane != MultiPlane::Off && !self.batching;
-        self.batching |= batch;
+        if self.flash.adv.multi_plane != MultiPlane::Off && !self.batching {
+            self.drain_hil_batched();
+        } else {
+            self.drain_hil_now();
+        }
+    }
+
+    /// Release what the device queue lets go to the chips' queues, starting idle dies as it goes.
+    #[inline]
+    fn drain_hil_now(&mut self) {
         loop {
             let t = {
                 let (dies, tsu) = (&self.flash.dies, &self.tsu);
@@ -193,15 +200,15 @@ impl Simulator {
             let Some(t) = t else { break };
             self.to_tsu(t);
         }
-        if batch {
-            self.batching = false;
-            let dies = std::mem::take(&mut self.pending_dies);
-            for &d in &dies {
-                self.try_start_die(d);
-            }
-            self.pending_dies = dies;
-            self.pending_dies.clear();
-        }
+    }
+
+    /// With multi-plane commands, dies start only once every transaction released at this
+    /// instant is queued, so that they can be packed together.
+    #[inline(never)]
+    fn drain_hil_batched(&mut self) {
+        self.batching = true;
+        self.drain_hil_now();
+        self.end_batch();
     }
 
     pub(super) fn to_tsu(&mut self, t: TxnId) {

@@ -81,6 +81,8 @@ fn pages_at_different_offsets_do_not_pair() {
     let lines = [req(0, 0, PAGE, false), req(1_000_000, 0, 2 * PAGE, false)];
     let r = run_lines("tiny", "offsets", &lines, &sets(&["device.advanced.multi_plane=\"same_page\""]));
     assert_eq!(latencies(&r)[1], 2 * (CMD + XFER + T_PROG));
+    assert_eq!(cmd(&r, "program", "multi_plane_commands"), 0);
+    assert_eq!(cmd(&r, "program", "commands"), 3);
 }
 
 #[test]
@@ -96,6 +98,18 @@ fn without_interleaving_a_chip_runs_one_die_at_a_time() {
     assert_eq!(latencies(&off), vec![2 * (CMD + T_R + XFER)]);
 }
 
+#[test]
+fn without_interleaving_a_freed_chip_goes_to_its_other_dies_first() {
+    // Three reads queued for die 0 (pages 0, 2, 4) and, 1 us later, one for die 1 (page 1). When
+    // die 0's first read ends, the chip goes to die 1 before die 0's other two reads.
+    let one = CMD + T_R + XFER;
+    let lines = [req(0, 0, PAGE, true), req(0, 2 * PAGE, PAGE, true), req(0, 4 * PAGE, PAGE, true), req(1_000, PAGE, PAGE, true)];
+    let r = run_lines("tiny", "il-turns", &lines, &sets(&["device.geometry.dies_per_chip=2", "device.advanced.interleave=false"]));
+    let die1 = r.request_log.iter().find(|x| x.offset == PAGE).unwrap();
+    assert_eq!(die1.complete_ns - die1.arrival_ns, 2 * one - 1_000);
+    assert_eq!(latencies(&r).iter().max(), Some(&(4 * one)));
+}
+
 /// A small one-die drive that garbage-collects: 16 blocks of 4 pages per plane, a quarter spare.
 /// One-page writes 20 ms apart (every GC is over before the next write), to a scattered pattern
 /// of logical pages so victims still hold valid pages.
@@ -109,6 +123,10 @@ fn gc_run(name: &str, extra: &[&str]) -> RunResult {
 
 fn die_busy(r: &RunResult) -> u64 {
     r.json["ssd"]["die_utilization"]["busy_ns_total"].as_u64().unwrap()
+}
+
+fn chan_busy(r: &RunResult) -> u64 {
+    r.json["ssd"]["channel_utilization"]["busy_ns_total"].as_u64().unwrap()
 }
 
 fn copybacks(r: &RunResult) -> (u64, u64) {
@@ -128,6 +146,8 @@ fn copyback_keeps_a_gc_move_inside_the_die() {
     assert_eq!(ssd(&cb, "gc_pages_moved"), moved, "the same GC work either way");
     assert_eq!(copybacks(&cb), (moved, 0));
     assert_eq!(die_busy(&plain) - die_busy(&cb), moved * 2 * XFER);
+    // The channel carried none of the moved data.
+    assert_eq!(chan_busy(&plain) - chan_busy(&cb), moved * 2 * XFER);
     // With SSDSim's parity rule, a move between pages of different parity goes out and back in
     // over the channel on its program: no saving for those.
     let parity = gc_run("cb-parity", &["ftl.gc.copyback=true"]);
