@@ -4,10 +4,12 @@
 mod fifo;
 mod paq;
 mod piq;
+mod vios;
 
 pub use fifo::Fifo;
 pub use paq::Paq;
 pub use piq::Piq;
+pub use vios::Vios;
 
 use crate::engine::Time;
 use crate::nand::Layout;
@@ -43,6 +45,7 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue
         "fifo" => Box::new(Fifo::default()),
         "paq" => Box::new(Paq::new(r.ns("hil.paq.max_age"))),
         "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"), r.int("hil.piq.queue_depth") as u32)),
+        "vios" => Box::new(Vios::new(layout, r.ns("hil.vios.max_age"), r.int("hil.vios.queue_depth") as u32)),
         other => unreachable!("device queue {other} passed validation"),
     }
 }
