@@ -18,7 +18,7 @@ impl DeviceQueue for Fifo {
     fn push(&mut self, id: TxnId, _txn: &Txn) {
         self.queue.push_back(id);
     }
-    fn pop(&mut self, _txns: &[Txn], _device: &super::DeviceView) -> Option<TxnId> {
+    fn pop(&mut self, _txns: &mut [Txn], _device: &super::DeviceView) -> Option<TxnId> {
         self.queue.pop_front()
     }
     fn len(&self) -> usize {

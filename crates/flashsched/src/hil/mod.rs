@@ -32,7 +32,8 @@ pub trait DeviceQueue: Send {
     fn push(&mut self, id: TxnId, txn: &Txn);
     /// The next transaction to hand to its chip's queue. Called until it returns `None`, after
     /// pushes and whenever a die finishes (so batching policies can wait for chips to drain).
-    fn pop(&mut self, txns: &[Txn], device: &DeviceView) -> Option<TxnId>;
+    /// A policy may set a host write's `place` (speed-aware block choice, VIOS) before returning it.
+    fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId>;
     fn len(&self) -> usize;
     /// Every transaction of host request `req` has completed (policies that count the requests
     /// they let into the flash controller use it).

@@ -62,7 +62,7 @@ impl DeviceQueue for Paq {
         self.held += 1;
     }
 
-    fn pop(&mut self, _txns: &[Txn], device: &DeviceView) -> Option<TxnId> {
+    fn pop(&mut self, _txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         if self.releasing.is_empty() && !self.queue.is_empty() {
             self.last_req = NONE; // the request being pushed is complete once we clump
             self.used.iter_mut().for_each(|w| *w = 0);
@@ -123,11 +123,11 @@ mod tests {
         let busy = |d: u32| d == 2;
         let v = DeviceView { now: 0, queued_in_chips: 0, die_busy: &busy };
         // one clump (the simulator then sees dies 0, 1 and 3 busy)
-        let out: Vec<Option<TxnId>> = (0..3).map(|_| p.pop(&[], &v)).collect();
+        let out: Vec<Option<TxnId>> = (0..3).map(|_| p.pop(&mut [], &v)).collect();
         assert_eq!(out, vec![Some(10), Some(11), Some(40)]);
         let none = |_: u32| false;
         let v = DeviceView { now: 0, queued_in_chips: 0, die_busy: &none };
-        let out: Vec<TxnId> = std::iter::from_fn(|| p.pop(&[], &v)).collect();
+        let out: Vec<TxnId> = std::iter::from_fn(|| p.pop(&mut [], &v)).collect();
         assert_eq!(out, vec![20, 30]);
     }
 
@@ -137,6 +137,6 @@ mod tests {
         p.push(10, &txn(1, 0));
         let busy = |_: u32| true;
         let v = DeviceView { now: 5_000, queued_in_chips: 3, die_busy: &busy };
-        assert_eq!(p.pop(&[], &v), Some(10));
+        assert_eq!(p.pop(&mut [], &v), Some(10));
     }
 }

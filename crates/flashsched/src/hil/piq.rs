@@ -130,7 +130,7 @@ impl DeviceQueue for Piq {
         self.held += 1;
     }
 
-    fn pop(&mut self, _txns: &[Txn], device: &DeviceView) -> Option<TxnId> {
+    fn pop(&mut self, _txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
         if self.releasing.is_empty() {
             let head = self.batches.front()?;
@@ -176,7 +176,7 @@ mod tests {
     fn pops(p: &mut Piq, n: usize, queued: usize) -> Vec<Option<TxnId>> {
         let idle = |_: u32| false;
         let v = DeviceView { now: 0, queued_in_chips: queued, die_busy: &idle };
-        (0..n).map(|_| p.pop(&[], &v)).collect()
+        (0..n).map(|_| p.pop(&mut [], &v)).collect()
     }
 
     #[test]
@@ -239,6 +239,6 @@ mod tests {
         assert_eq!(pops(&mut p, 2, 0), vec![Some(10), None]);
         let idle = |_: u32| false;
         let v = DeviceView { now: 5_000, queued_in_chips: 0, die_busy: &idle };
-        assert_eq!(p.pop(&[], &v), Some(20));
+        assert_eq!(p.pop(&mut [], &v), Some(20));
     }
 }

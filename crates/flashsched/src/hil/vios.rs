@@ -15,8 +15,10 @@
 //!   take it, under the same rule as PIQ (`hil.vios.queue_depth` requests issued and not completed,
 //!   or a batch older than `hil.vios.max_age`); a batch holds at most `queue_depth` requests.
 //!
-//! The other half of VIOS, sending a write to a faster block of its chip when the chip's NR is
-//! above 1 (§3.3, Fig. 4), needs the FTL's speed-aware block choice; [`Vios::nr`] is what it reads.
+//! - **Variation-aware block allocation** (§3.3, Fig. 4): when a write request is issued, each of
+//!   its sub-requests is marked for the fastest block of its chip if the chip's NR is above 1 (other
+//!   requests wait for it), else for a slower one ([`Placement`]); the simulator picks the plane
+//!   (`sim::placement`).
 
 use std::collections::VecDeque;
 
@@ -25,7 +27,7 @@ use rustc_hash::FxHashSet;
 use super::{DeviceQueue, DeviceView};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
-use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
+use crate::sim::txn::{Placement, ReqId, Txn, TxnId, TxnKind};
 
 /// A set of chips or channels, one bit each.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,13 +203,22 @@ impl Vios {
     }
 
     /// Issue the head chip batch of `reads` or `writes`: its requests leave the chip-state vector
-    /// and their transactions go to the chips, channel batch by channel batch.
-    fn issue_head(&mut self, read: bool) {
+    /// and their transactions go to the chips, channel batch by channel batch. A write
+    /// sub-request to a chip whose NR is above 1 (other requests wait for it) goes to the fastest
+    /// block of the chip, else to a slower one (§3.3, Fig. 4): NR is checked, then updated.
+    fn issue_head(&mut self, read: bool, txns: &mut [Txn]) {
         let q = if read { &mut self.reads } else { &mut self.writes };
         let b = q.batches.pop_front().expect("head chip batch");
         for cb in b.channel_batches {
             for r in cb.reqs {
                 let w = self.waiting.remove(&r).expect("a queued request is waiting");
+                if !read {
+                    for &t in &w.txns {
+                        let x = &mut txns[t as usize];
+                        let conflict = self.nr[self.layout.chip_of_die(x.die) as usize] > 1;
+                        x.place = if conflict { Placement::Fastest } else { Placement::Slowest };
+                    }
+                }
                 for c in w.chips {
                     self.nr[c as usize] -= 1;
                 }
@@ -235,7 +246,7 @@ impl DeviceQueue for Vios {
         self.held += 1;
     }
 
-    fn pop(&mut self, _txns: &[Txn], device: &DeviceView) -> Option<TxnId> {
+    fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
         if self.releasing.is_empty() {
             // Reads first; a write batch only when no read batch waits.
@@ -245,7 +256,7 @@ impl DeviceQueue for Vios {
             if self.in_flight.len() + head.len > self.queue_depth && !old {
                 return None; // the controller cannot take the whole batch yet
             }
-            self.issue_head(read);
+            self.issue_head(read, txns);
         }
         let t = self.releasing.pop_front();
         if t.is_some() {
@@ -328,6 +339,7 @@ mod tests {
             let mut next_req = 0u32;
             let mut next_txn = 0u32;
             let mut issued: Vec<ReqId> = Vec::new();
+            let mut all: Vec<Txn> = Vec::new();
             for (op, mask, read) in ops {
                 match op {
                     0 | 1 => {
@@ -335,13 +347,14 @@ mod tests {
                         for chip in (0..4).filter(|c| mask >> c & 1 == 1) {
                             let t = Txn::new(kind, next_req, 0, 0, 0, chip * layout.dies_per_chip, 4096, 0);
                             v.push(next_txn, &t);
+                            all.push(t);
                             next_txn += 1;
                         }
                         next_req += 1;
                     }
                     2 => {
                         let before: FxHashSet<ReqId> = v.in_flight.clone();
-                        v.pop(&[], &view);
+                        v.pop(&mut all, &view);
                         issued.extend(v.in_flight.difference(&before).copied());
                     }
                     _ => {
@@ -362,15 +375,38 @@ mod tests {
         let mut v = Vios::new(layout, 1_000_000, 32);
         let idle = |_: u32| false;
         let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle };
-        v.push(1, &Txn::new(TxnKind::HostWrite, 1, 0, 0, 0, 0, 4096, 0));
-        v.push(2, &Txn::new(TxnKind::HostRead, 2, 0, 0, 0, 0, 4096, 0));
+        let mut all = vec![Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0); 3];
+        all[1] = Txn::new(TxnKind::HostWrite, 1, 0, 0, 0, 0, 4096, 0);
+        all[2] = Txn::new(TxnKind::HostRead, 2, 0, 0, 0, 0, 4096, 0);
+        v.push(1, &all[1]);
+        v.push(2, &all[2]);
         v.place_pending();
         assert_eq!(v.nr(0), 2);
-        assert_eq!(v.pop(&[], &view), Some(2), "the read's chip batch goes first");
+        assert_eq!(v.pop(&mut all, &view), Some(2), "the read's chip batch goes first");
         assert_eq!(v.nr(0), 1);
-        assert_eq!(v.pop(&[], &view), Some(1));
+        assert_eq!(v.pop(&mut all, &view), Some(1));
         assert_eq!(v.nr(0), 0);
-        assert_eq!(v.pop(&[], &view), None);
+        assert_eq!(v.pop(&mut all, &view), None);
+        // No other request waited for chip 0 when the write was issued: a slower block.
+        assert_eq!(all[1].place, Placement::Slowest);
+    }
+
+    #[test]
+    fn a_write_to_a_chip_other_requests_wait_for_goes_to_a_faster_block() {
+        // Fig. 4: three write requests queued for one chip. The first two are issued while
+        // others still wait for the chip (NR > 1): fastest blocks; the last one finds NR = 1: a
+        // slower block.
+        let layout = tiny();
+        let mut v = Vios::new(layout, 1_000_000, 32);
+        let idle = |_: u32| false;
+        let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle };
+        let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
+        for (i, t) in all.clone().iter().enumerate() {
+            v.push(i as TxnId, t);
+        }
+        let order: Vec<TxnId> = std::iter::from_fn(|| v.pop(&mut all, &view)).collect();
+        assert_eq!(order, vec![0, 1, 2]);
+        assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Slowest]);
     }
 
     #[test]

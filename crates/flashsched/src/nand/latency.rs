@@ -174,6 +174,16 @@ impl LatencyModel {
         }
     }
 
+    /// The detected program step of `block` (millivolts; larger programs faster) when blocks
+    /// differ (process variation); `None` otherwise.
+    #[inline]
+    pub fn detected_step(&self, block: u32) -> Option<u16> {
+        match self {
+            LatencyModel::Fixed(_) => None,
+            LatencyModel::Reliable(m) => m.detected_step(block),
+        }
+    }
+
     /// Decode time of a page read at LDPC `level`, when the model has levels.
     #[inline]
     pub fn decode_ns(&self, level: u8) -> Option<u64> {

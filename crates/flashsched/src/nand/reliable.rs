@@ -115,6 +115,12 @@ impl ReliableLatency {
         }
     }
 
+    /// The detected step of `block` (millivolts) under variation; `None` without it.
+    #[inline]
+    pub fn detected_step(&self, block: u32) -> Option<u16> {
+        self.speeds.as_ref().map(|s| s.states.step_mv(block as usize))
+    }
+
     fn mode_of(code: u8) -> ProgramMode {
         match code {
             1 => ProgramMode::Slow,

@@ -161,6 +161,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "program_suspensions": c.program_suspensions,
         "erase_suspensions": c.erase_suspensions,
         "commands": commands_json(c),
+        "writes_placed_elsewhere": c.writes_placed_elsewhere,
         "read_conflicts": c.read_conflicts,
         "write_conflicts": c.write_conflicts,
         "conflict_ratio": conflict_ratio,

@@ -2,7 +2,7 @@
 //! splitting requests into page transactions, and the device queue feeding the chips' queues.
 
 use super::event::Ev;
-use super::txn::{ReqId, Txn, TxnId, TxnKind};
+use super::txn::{Placement, ReqId, Txn, TxnId, TxnKind};
 use super::{Req, SimError, Simulator};
 use crate::ctrl::MultiPlane;
 use crate::ftl;
@@ -195,9 +195,12 @@ impl Simulator {
                 let (dies, tsu) = (&self.flash.dies, &self.tsu);
                 let busy = |d: u32| !dies[d as usize].is_idle() || tsu.queued_for_die(d) > 0;
                 let view = hil::DeviceView { now: self.now, queued_in_chips: tsu.len(), die_busy: &busy };
-                self.hil.pop(&self.txns.items, &view)
+                self.hil.pop(&mut self.txns.items, &view)
             };
             let Some(t) = t else { break };
+            if self.txns.get(t).place != Placement::Static {
+                self.place_by_speed(t);
+            }
             self.to_tsu(t);
         }
     }

@@ -14,6 +14,7 @@ mod complete;
 mod event;
 mod frontend;
 mod gc;
+mod placement;
 pub mod txn;
 
 use crate::config::Settings;

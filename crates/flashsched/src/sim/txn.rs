@@ -29,6 +29,20 @@ impl TxnKind {
     }
 }
 
+/// Where a host write goes within its chip (`Txn::place`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum Placement {
+    /// The plane the page allocator chose.
+    #[default]
+    Static,
+    /// The plane of its chip whose next block programs fastest (VIOS: the chip has other requests
+    /// waiting).
+    Fastest,
+    /// The plane whose next block programs slowest (VIOS: no other request waits for the chip).
+    Slowest,
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Txn {
     pub kind: TxnKind,
@@ -46,6 +60,8 @@ pub struct Txn {
     pub mode: ProgramMode,
     /// Host reads with LDPC levels: the level the page is sensed at (set with the array read).
     pub level: u8,
+    /// Host writes: where in its chip it may go (set by the device queue).
+    pub place: Placement,
     /// When it entered its chip's queue.
     pub enqueued: Time,
     /// When it last asked for the channel.
@@ -61,7 +77,7 @@ pub struct Txn {
 
 impl Txn {
     pub fn new(kind: TxnKind, req: ReqId, lpn: Lpn, ppn: Ppn, plane: u32, die: u32, bytes: u32, now: Time) -> Self {
-        Txn { kind, req, lpn, ppn, plane, die, bytes, mode: ProgramMode::Native, level: 0, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0, ecc: 0 }
+        Txn { kind, req, lpn, ppn, plane, die, bytes, mode: ProgramMode::Native, level: 0, place: Placement::Static, enqueued: now, chan_asked: 0, die_wait: 0, chan_wait: 0, bus: 0, array: 0, ecc: 0 }
     }
 }
 

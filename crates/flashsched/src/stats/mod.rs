@@ -226,6 +226,8 @@ pub struct DeviceCounters {
     /// went through the controller.
     pub copyback_moves: u64,
     pub copyback_fallbacks: u64,
+    /// Host writes that speed-aware placement (VIOS) sent to another plane of their chip.
+    pub writes_placed_elsewhere: u64,
 }
 
 impl DeviceCounters {
@@ -250,6 +252,7 @@ impl DeviceCounters {
             commands: self.commands.minus(&o.commands),
             copyback_moves: self.copyback_moves - o.copyback_moves,
             copyback_fallbacks: self.copyback_fallbacks - o.copyback_fallbacks,
+            writes_placed_elsewhere: self.writes_placed_elsewhere - o.writes_placed_elsewhere,
         }
     }
 }

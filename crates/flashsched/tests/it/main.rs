@@ -13,6 +13,7 @@ mod ldpc;
 mod timing;
 mod traces;
 mod variation;
+mod vios;
 
 use std::io::Write;
 
