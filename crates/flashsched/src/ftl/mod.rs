@@ -61,6 +61,9 @@ pub struct PlaneState {
     pub gc_victim: u32,
     /// GC moves of the current victim not yet finished.
     pub gc_pending: u32,
+    /// Bumped whenever the block `peek_allocation` returns may change (a block opens or fills,
+    /// a block of the plane is erased): lets callers cache what they derive from it.
+    pub frontier_gen: u32,
 }
 
 /// What the FTL knows about one erase block.
@@ -101,6 +104,8 @@ pub struct Ftl {
     /// Reverse maps, `pages_per_block` entries per block that has ever been opened.
     p2l: Vec<Lpn>,
     pub planes: Vec<PlaneState>,
+    /// Per chip, the sum of its planes' `frontier_gen` bumps.
+    chip_frontier_gen: Vec<u32>,
     pub counters: FtlCounters,
 }
 
@@ -116,6 +121,7 @@ impl Ftl {
                 free_blocks: layout.blocks_per_plane,
                 gc_victim: NONE,
                 gc_pending: 0,
+                frontier_gen: 0,
             })
             .collect();
         Ftl {
@@ -128,6 +134,7 @@ impl Ftl {
             blocks: vec![BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }; blocks],
             p2l: Vec::new(),
             planes,
+            chip_frontier_gen: vec![0; layout.chips() as usize],
             counters: FtlCounters::default(),
         }
     }
@@ -239,6 +246,10 @@ impl Ftl {
         if free_pages <= reserve {
             return None;
         }
+        if active_left <= 1 {
+            // This allocation fills the open block, or opens a new one.
+            self.frontier_moved(plane);
+        }
         if active_left == 0 {
             let old = self.planes[plane as usize].active;
             if old != NONE {
@@ -275,6 +286,18 @@ impl Ftl {
             None => self.layout.first_block_of_plane(plane) + ps.next_fresh,
         };
         Some(b * ppb)
+    }
+
+    /// The block `peek_allocation(plane, ..)` returns may have changed.
+    fn frontier_moved(&mut self, plane: u32) {
+        self.planes[plane as usize].frontier_gen += 1;
+        let chip = plane / (self.layout.planes_per_die * self.layout.dies_per_chip);
+        self.chip_frontier_gen[chip as usize] += 1;
+    }
+
+    /// Bumped whenever the frontier of a plane of `chip` may have changed (`PlaneState::frontier_gen`).
+    pub fn chip_frontier_gen(&self, chip: u32) -> u32 {
+        self.chip_frontier_gen[chip as usize]
     }
 
     fn take_free_block(&mut self, plane: u32) -> u32 {
@@ -389,6 +412,7 @@ impl Ftl {
         }
         ps.free.push_back(block);
         ps.free_blocks += 1;
+        self.frontier_moved(plane);
         self.counters.erases += 1;
     }
 

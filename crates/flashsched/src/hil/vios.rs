@@ -59,7 +59,16 @@ impl Bits {
         }
     }
     pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| (0..64).filter(move |i| bits >> i & 1 == 1).map(move |i| (w * 64 + i) as u32))
+        self.0.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut rest = bits;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let i = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    w as u32 * 64 + i
+                })
+            })
+        })
     }
     fn clear(&mut self) {
         self.0.iter_mut().for_each(|w| *w = 0);
@@ -88,11 +97,13 @@ pub struct HierQueue<R> {
     pub batches: VecDeque<ChipBatch<R>>,
     /// Largest number of requests in a chip batch.
     cap: usize,
+    /// Issued chip batches kept for reuse (their sets and lists keep their memory).
+    pool: Vec<ChipBatch<R>>,
 }
 
 impl<R: Copy> HierQueue<R> {
     pub fn new(cap: usize) -> Self {
-        HierQueue { batches: VecDeque::new(), cap: cap.max(1) }
+        HierQueue { batches: VecDeque::new(), cap: cap.max(1), pool: Vec::new() }
     }
 
     /// Add request `r` touching `chips` on `channels`: the first chip batch without a common chip
@@ -103,18 +114,29 @@ impl<R: Copy> HierQueue<R> {
         let i = match self.batches.iter().position(|b| b.len < cap && !b.chips.intersects(chips)) {
             Some(i) => i,
             None => {
-                self.batches.push_back(ChipBatch { chips: Bits(vec![0; chips.0.len()]), channel_batches: Vec::new(), len: 0, born: now });
+                let b = match self.pool.pop() {
+                    Some(mut b) => {
+                        b.born = now;
+                        b
+                    }
+                    None => ChipBatch { chips: Bits(vec![0; chips.0.len()]), channel_batches: Vec::new(), len: 0, born: now },
+                };
+                self.batches.push_back(b);
                 self.batches.len() - 1
             }
         };
         let b = &mut self.batches[i];
         b.chips.union_with(chips);
         b.len += 1;
-        let j = match b.channel_batches.iter().position(|c| !c.channels.intersects(channels)) {
+        // Channel batches past `used` are empty ones kept from an earlier use of this batch.
+        let used = b.channel_batches.iter().take_while(|c| !c.reqs.is_empty()).count();
+        let j = match b.channel_batches[..used].iter().position(|c| !c.channels.intersects(channels)) {
             Some(j) => j,
             None => {
-                b.channel_batches.push(ChannelBatch { channels: Bits(vec![0; channels.0.len()]), reqs: Vec::new() });
-                b.channel_batches.len() - 1
+                if used == b.channel_batches.len() {
+                    b.channel_batches.push(ChannelBatch { channels: Bits(vec![0; channels.0.len()]), reqs: Vec::new() });
+                }
+                used
             }
         };
         let c = &mut b.channel_batches[j];
@@ -122,13 +144,29 @@ impl<R: Copy> HierQueue<R> {
         c.reqs.push(r);
         (i, j)
     }
+
+    /// Keep an issued chip batch's memory for a later one.
+    pub fn recycle(&mut self, mut b: ChipBatch<R>) {
+        b.chips.clear();
+        b.len = 0;
+        for c in &mut b.channel_batches {
+            c.channels.clear();
+            c.reqs.clear();
+        }
+        self.pool.push(b);
+    }
 }
 
 /// A request waiting in the queues: its transactions and the chips it touches.
+#[derive(Default)]
 struct Waiting {
+    req: ReqId,
     txns: Vec<TxnId>,
     chips: Vec<u32>,
 }
+
+/// Slot of a waiting request in `Vios::waiting` (slots and their lists are reused).
+type Slot = u32;
 
 pub struct Vios {
     layout: Layout,
@@ -136,9 +174,12 @@ pub struct Vios {
     queue_depth: usize,
     /// NR_i of the chip-state vector.
     nr: Vec<u32>,
-    reads: HierQueue<ReqId>,
-    writes: HierQueue<ReqId>,
-    waiting: rustc_hash::FxHashMap<ReqId, Waiting>,
+    reads: HierQueue<Slot>,
+    writes: HierQueue<Slot>,
+    waiting: Vec<Waiting>,
+    free_slots: Vec<Slot>,
+    /// Reused set of the channels of the request being placed.
+    channels: Bits,
     /// Requests issued to the chips that have not completed.
     in_flight: FxHashSet<ReqId>,
     /// The request whose transactions are being pushed (they arrive one after another).
@@ -161,7 +202,9 @@ impl Vios {
             nr: vec![0; layout.chips() as usize],
             reads: HierQueue::new(qd),
             writes: HierQueue::new(qd),
-            waiting: Default::default(),
+            waiting: Vec::new(),
+            free_slots: Vec::new(),
+            channels: Bits::new(layout.channels as usize),
             in_flight: FxHashSet::default(),
             pending: Vec::new(),
             pending_req: NONE,
@@ -178,8 +221,8 @@ impl Vios {
         self.nr[chip as usize]
     }
 
-    /// The queues' chip batches (reads, writes), for inspection.
-    pub fn queues(&self) -> (&HierQueue<ReqId>, &HierQueue<ReqId>) {
+    /// The queues' chip batches (reads, writes) and the request in each slot, for inspection.
+    pub fn queues(&self) -> (&HierQueue<Slot>, &HierQueue<Slot>) {
         (&self.reads, &self.writes)
     }
 
@@ -188,16 +231,23 @@ impl Vios {
         if self.pending.is_empty() {
             return;
         }
-        let chips: Vec<u32> = self.pending_chips.members().collect();
-        let mut channels = Bits::new(self.layout.channels as usize);
-        for &c in &chips {
+        let slot = self.free_slots.pop().unwrap_or_else(|| {
+            self.waiting.push(Waiting::default());
+            (self.waiting.len() - 1) as Slot
+        });
+        let w = &mut self.waiting[slot as usize];
+        w.req = self.pending_req;
+        w.chips.clear();
+        w.chips.extend(self.pending_chips.members());
+        w.txns.clear();
+        w.txns.append(&mut self.pending);
+        self.channels.clear();
+        for &c in &w.chips {
             self.nr[c as usize] += 1;
-            channels.insert(self.layout.channel_of_chip(c));
+            self.channels.insert(self.layout.channel_of_chip(c));
         }
-        let req = self.pending_req;
         let q = if self.pending_read { &mut self.reads } else { &mut self.writes };
-        q.insert(req, &self.pending_chips, &channels, self.pending_born);
-        self.waiting.insert(req, Waiting { txns: std::mem::take(&mut self.pending), chips });
+        q.insert(slot, &self.pending_chips, &self.channels, self.pending_born);
         self.pending_chips.clear();
         self.pending_req = NONE;
     }
@@ -209,9 +259,9 @@ impl Vios {
     fn issue_head(&mut self, read: bool, txns: &mut [Txn]) {
         let q = if read { &mut self.reads } else { &mut self.writes };
         let b = q.batches.pop_front().expect("head chip batch");
-        for cb in b.channel_batches {
-            for r in cb.reqs {
-                let w = self.waiting.remove(&r).expect("a queued request is waiting");
+        for cb in &b.channel_batches {
+            for &slot in &cb.reqs {
+                let w = &self.waiting[slot as usize];
                 if !read {
                     for &t in &w.txns {
                         let x = &mut txns[t as usize];
@@ -219,13 +269,16 @@ impl Vios {
                         x.place = if conflict { Placement::Fastest } else { Placement::Slowest };
                     }
                 }
-                for c in w.chips {
+                for &c in &w.chips {
                     self.nr[c as usize] -= 1;
                 }
-                self.releasing.extend(w.txns);
-                self.in_flight.insert(r);
+                self.releasing.extend(&w.txns);
+                self.in_flight.insert(w.req);
+                self.free_slots.push(slot);
             }
         }
+        let q = if read { &mut self.reads } else { &mut self.writes };
+        q.recycle(b);
     }
 }
 
@@ -315,8 +368,8 @@ mod tests {
         for q in [&v.reads, &v.writes] {
             for b in &q.batches {
                 for cb in &b.channel_batches {
-                    for r in &cb.reqs {
-                        for &c in &v.waiting[r].chips {
+                    for &slot in &cb.reqs {
+                        for &c in &v.waiting[slot as usize].chips {
                             nr[c as usize] += 1;
                         }
                     }

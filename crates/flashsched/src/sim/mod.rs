@@ -175,6 +175,11 @@ pub struct Simulator {
     /// Reused buffers: a finished command's other transactions, and those packing picks.
     finish_scratch: Vec<TxnId>,
     pick_scratch: Vec<TxnId>,
+    /// Speed-aware placement: per plane, the FTL frontier generation seen and the detected step
+    /// of its next block (0: none), allocated on first use (`placement`).
+    frontier: Vec<(u32, u16)>,
+    /// Speed-aware placement: per chip, its fastest and slowest frontiers (`placement`).
+    chip_extremes: Vec<placement::ChipExtremes>,
 }
 
 impl Simulator {
@@ -237,6 +242,8 @@ impl Simulator {
             pending_dies: Vec::new(),
             finish_scratch: Vec::new(),
             pick_scratch: Vec::new(),
+            frontier: Vec::new(),
+            chip_extremes: Vec::new(),
         })
     }
 

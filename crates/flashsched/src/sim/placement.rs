@@ -6,13 +6,28 @@
 //! block it would open (free blocks open in the FTL's order). VIOS keeps every block with free
 //! pages of a chip in one speed-ordered tree; with one write frontier per plane, the choice here is
 //! among the chip's planes' frontiers [INFER]. Ties keep the plane the allocator chose, then the
-//! lowest plane. Without process variation, or with an explicit `device.program_mode` (every block
+//! lowest plane. Each plane's frontier step, and each chip's fastest and slowest planes, are
+//! cached until the FTL reports that a frontier changed (`PlaneState::frontier_gen`). Without process variation, or with an explicit `device.program_mode` (every block
 //! then programs alike), nothing moves.
 
 use super::txn::{Placement, TxnId};
 use super::Simulator;
 use crate::ftl::Writer;
 use crate::nand::latency::ProgramMode;
+use crate::nand::NONE;
+
+/// Per chip: the planes whose frontier blocks program fastest and slowest, and their steps
+/// (`NONE` when no plane of the chip can take a host write), for the FTL generation `gen`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ChipExtremes {
+    gen: u32,
+    fastest: (u32, u16),
+    slowest: (u32, u16),
+}
+
+impl ChipExtremes {
+    const STALE: ChipExtremes = ChipExtremes { gen: u32::MAX, fastest: (NONE, 0), slowest: (NONE, 0) };
+}
 
 impl Simulator {
     /// Move the host write `t` to the plane of its chip its placement asks for.
@@ -21,35 +36,100 @@ impl Simulator {
         if self.flash.host_mode != ProgramMode::Native {
             return;
         }
-        let step = |p: u32| {
-            let ppn = self.ftl.peek_allocation(p, Writer::Host)?;
-            self.flash.latency.detected_step(self.layout.block_of(ppn))
+        let Some(own) = self.frontier_step(x.plane) else { return };
+        let chip = self.layout.chip_of_die(x.die);
+        let e = self.chip_extremes(chip);
+        let (p, s) = match x.place {
+            Placement::Fastest => e.fastest,
+            Placement::Slowest => e.slowest,
+            Placement::Static => return,
         };
-        let Some(own) = step(x.plane) else { return };
-        let per_chip = self.layout.dies_per_chip * self.layout.planes_per_die;
-        let first = self.layout.chip_of_die(x.die) * per_chip;
-        let best = choose(x.place, (x.plane, own), (first..first + per_chip).map(|p| (p, step(p))));
-        if best != x.plane {
+        // The first plane at the extreme step, unless the allocator's plane is at it already.
+        if p != NONE && better(x.place, s, own) {
             let w = self.txns.get_mut(t);
-            w.plane = best;
-            w.die = self.layout.die_of_plane(best);
+            w.plane = p;
+            w.die = self.layout.die_of_plane(p);
             self.counters.writes_placed_elsewhere += 1;
         }
     }
+
+    /// The first plane of `chip` whose frontier has the largest step, and the first with the
+    /// smallest, cached until a frontier of the chip moves.
+    fn chip_extremes(&mut self, chip: u32) -> ChipExtremes {
+        if self.chip_extremes.is_empty() {
+            self.chip_extremes = vec![ChipExtremes::STALE; self.layout.chips() as usize];
+        }
+        let gen = self.ftl.chip_frontier_gen(chip);
+        if self.chip_extremes[chip as usize].gen == gen {
+            let e = self.chip_extremes[chip as usize];
+            #[cfg(debug_assertions)]
+            {
+                self.chip_extremes[chip as usize].gen = u32::MAX;
+                let fresh = self.chip_extremes(chip);
+                debug_assert!(fresh.fastest == e.fastest && fresh.slowest == e.slowest, "stale extremes for chip {chip}");
+            }
+            return e;
+        }
+        let per_chip = self.layout.dies_per_chip * self.layout.planes_per_die;
+        let first = chip * per_chip;
+        let mut e = ChipExtremes { gen, fastest: (NONE, 0), slowest: (NONE, 0) };
+        for p in first..first + per_chip {
+            if let Some(s) = self.frontier_step(p) {
+                if e.fastest.0 == NONE || s > e.fastest.1 {
+                    e.fastest = (p, s);
+                }
+                if e.slowest.0 == NONE || s < e.slowest.1 {
+                    e.slowest = (p, s);
+                }
+            }
+        }
+        self.chip_extremes[chip as usize] = e;
+        e
+    }
+
+    /// The detected step of the block host writes to `plane` go to next (`None`: no page for a host
+    /// write, or no variation). Cached per plane until the FTL says its frontier changed.
+    fn frontier_step(&mut self, plane: u32) -> Option<u16> {
+        if self.frontier.is_empty() {
+            self.frontier = vec![(u32::MAX, 0); self.layout.planes() as usize];
+        }
+        let gen = self.ftl.planes[plane as usize].frontier_gen;
+        let (seen, step) = self.frontier[plane as usize];
+        if seen == gen {
+            #[cfg(debug_assertions)]
+            {
+                let fresh = self.ftl.peek_allocation(plane, Writer::Host).and_then(|ppn| self.flash.latency.detected_step(self.layout.block_of(ppn)));
+                debug_assert_eq!(fresh.unwrap_or(0), step, "stale frontier step for plane {plane}");
+            }
+            return (step != 0).then_some(step);
+        }
+        let fresh = self
+            .ftl
+            .peek_allocation(plane, Writer::Host)
+            .and_then(|ppn| self.flash.latency.detected_step(self.layout.block_of(ppn)));
+        self.frontier[plane as usize] = (gen, fresh.unwrap_or(0));
+        fresh
+    }
 }
 
-/// The plane `place` picks: `own` (the allocator's plane and its step) unless a candidate's step is
-/// strictly larger (`Fastest`) or smaller (`Slowest`); the first such extreme wins.
+/// A candidate at step `s` beats the best so far at `cur` for `place`: strictly larger
+/// (`Fastest`) or smaller (`Slowest`), so that ties keep the earlier choice.
+#[inline]
+fn better(place: Placement, s: u16, cur: u16) -> bool {
+    match place {
+        Placement::Fastest => s > cur,
+        Placement::Slowest => s < cur,
+        Placement::Static => false,
+    }
+}
+
+/// The plane `place` picks: `own` (the allocator's plane and its step) unless a candidate beats
+/// it; the first such extreme wins (what `place_by_speed` does, over a list).
+#[cfg(test)]
 fn choose(place: Placement, own: (u32, u16), candidates: impl Iterator<Item = (u32, Option<u16>)>) -> u32 {
     let mut best = own;
     for (p, s) in candidates {
-        let Some(s) = s else { continue };
-        let better = match place {
-            Placement::Fastest => s > best.1,
-            Placement::Slowest => s < best.1,
-            Placement::Static => false,
-        };
-        if better {
+        if let Some(s) = s.filter(|&s| better(place, s, best.1)) {
             best = (p, s);
         }
     }
