@@ -23,6 +23,8 @@ pub struct DeviceView<'a> {
     pub queued_in_chips: usize,
     /// Whether a die is running an operation or has transactions queued.
     pub die_busy: &'a dyn Fn(u32) -> bool,
+    /// Transactions queued for a chip and not started (its transaction scheduler's queues).
+    pub chip_queued: &'a dyn Fn(u32) -> usize,
 }
 
 pub trait DeviceQueue: Send {

@@ -256,7 +256,9 @@ impl Vios {
     /// and their transactions go to the chips, channel batch by channel batch. A write
     /// sub-request to a chip whose NR is above 1 (other requests wait for it) goes to the fastest
     /// block of the chip, else to a slower one (§3.3, Fig. 4): NR is checked, then updated.
-    fn issue_head(&mut self, read: bool, txns: &mut [Txn]) {
+    /// Requests wait for a chip here and in the chip's own queue (issued, not started), which
+    /// SSDSim does not separate: transactions queued for the chip count as waiting too [INFER].
+    fn issue_head(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView) {
         let q = if read { &mut self.reads } else { &mut self.writes };
         let b = q.batches.pop_front().expect("head chip batch");
         for cb in &b.channel_batches {
@@ -265,7 +267,8 @@ impl Vios {
                 if !read {
                     for &t in &w.txns {
                         let x = &mut txns[t as usize];
-                        let conflict = self.nr[self.layout.chip_of_die(x.die) as usize] > 1;
+                        let chip = self.layout.chip_of_die(x.die);
+                        let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
                         x.place = if conflict { Placement::Fastest } else { Placement::Slowest };
                     }
                 }
@@ -309,7 +312,7 @@ impl DeviceQueue for Vios {
             if self.in_flight.len() + head.len > self.queue_depth && !old {
                 return None; // the controller cannot take the whole batch yet
             }
-            self.issue_head(read, txns);
+            self.issue_head(read, txns, device);
         }
         let t = self.releasing.pop_front();
         if t.is_some() {
@@ -388,7 +391,7 @@ mod tests {
             let layout = tiny();
             let mut v = Vios::new(layout, 1_000_000, 4);
             let idle = |_: u32| false;
-            let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle };
+            let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle, chip_queued: &|_| 0 };
             let mut next_req = 0u32;
             let mut next_txn = 0u32;
             let mut issued: Vec<ReqId> = Vec::new();
@@ -427,7 +430,7 @@ mod tests {
         let layout = tiny();
         let mut v = Vios::new(layout, 1_000_000, 32);
         let idle = |_: u32| false;
-        let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle };
+        let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle, chip_queued: &|_| 0 };
         let mut all = vec![Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0); 3];
         all[1] = Txn::new(TxnKind::HostWrite, 1, 0, 0, 0, 0, 4096, 0);
         all[2] = Txn::new(TxnKind::HostRead, 2, 0, 0, 0, 0, 4096, 0);
@@ -452,7 +455,7 @@ mod tests {
         let layout = tiny();
         let mut v = Vios::new(layout, 1_000_000, 32);
         let idle = |_: u32| false;
-        let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle };
+        let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle, chip_queued: &|_| 0 };
         let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
         for (i, t) in all.clone().iter().enumerate() {
             v.push(i as TxnId, t);

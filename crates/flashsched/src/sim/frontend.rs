@@ -194,7 +194,8 @@ impl Simulator {
             let t = {
                 let (dies, tsu) = (&self.flash.dies, &self.tsu);
                 let busy = |d: u32| !dies[d as usize].is_idle() || tsu.queued_for_die(d) > 0;
-                let view = hil::DeviceView { now: self.now, queued_in_chips: tsu.len(), die_busy: &busy };
+                let chip_queued = |c: u32| tsu.queued_on_chip(c);
+                let view = hil::DeviceView { now: self.now, queued_in_chips: tsu.len(), die_busy: &busy, chip_queued: &chip_queued };
                 self.hil.pop(&mut self.txns.items, &view)
             };
             let Some(t) = t else { break };
