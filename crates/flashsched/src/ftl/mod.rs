@@ -288,6 +288,34 @@ impl Ftl {
         Some(b * ppb)
     }
 
+    /// The plane's next allocation opens a new block (no open block, or it is full).
+    pub fn needs_open(&self, plane: u32) -> bool {
+        let a = self.planes[plane as usize].active;
+        a == NONE || self.blocks[a as usize].write_ptr as u32 == self.layout.pages_per_block
+    }
+
+    /// The plane's free blocks, in the order they would open. Blocks never used are listed too
+    /// (they are moved into the free list on first call, for speed-aware opening).
+    pub fn free_list(&mut self, plane: u32) -> &VecDeque<u32> {
+        let first = self.layout.first_block_of_plane(plane);
+        let bpp = self.layout.blocks_per_plane;
+        let ps = &mut self.planes[plane as usize];
+        if ps.next_fresh < bpp {
+            ps.free.extend(first + ps.next_fresh..first + bpp);
+            ps.next_fresh = bpp;
+        }
+        &self.planes[plane as usize].free
+    }
+
+    /// Make free block `block` of `plane` the next one it opens.
+    pub fn open_next(&mut self, plane: u32, block: u32) {
+        let ps = &mut self.planes[plane as usize];
+        let i = ps.free.iter().position(|&b| b == block).expect("open_next: the block is free in the plane");
+        ps.free.remove(i);
+        ps.free.push_front(block);
+        self.frontier_moved(plane);
+    }
+
     /// The block `peek_allocation(plane, ..)` returns may have changed.
     fn frontier_moved(&mut self, plane: u32) {
         self.planes[plane as usize].frontier_gen += 1;

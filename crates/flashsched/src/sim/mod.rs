@@ -175,9 +175,9 @@ pub struct Simulator {
     /// Reused buffers: a finished command's other transactions, and those packing picks.
     finish_scratch: Vec<TxnId>,
     pick_scratch: Vec<TxnId>,
-    /// Speed-aware placement: per plane, the FTL frontier generation seen and the detected step
-    /// of its next block (0: none), allocated on first use (`placement`).
-    frontier: Vec<(u32, u16)>,
+    /// Speed-aware placement: per plane, the FTL frontier generation seen and the steps it offers
+    /// fast and slow writes (0: none), allocated on first use (`placement`).
+    frontier: Vec<(u32, u16, u16)>,
     /// Speed-aware placement: per chip, its fastest and slowest frontiers (`placement`).
     chip_extremes: Vec<placement::ChipExtremes>,
 }

@@ -1,14 +1,14 @@
 //! Speed-aware placement of host writes inside their chip (VIOS §3.3, Fig. 4): a write the device
-//! queue marked `Fastest` goes to the plane of its chip whose next block has the largest detected
-//! program step, one marked `Slowest` to the smallest.
+//! queue marked `Fastest` goes to the fastest block of its chip that can take it, one marked
+//! `Slowest` to the slowest.
 //!
-//! The candidates are the blocks the chip's planes write next: each plane's open block, or the free
-//! block it would open (free blocks open in the FTL's order). VIOS keeps every block with free
-//! pages of a chip in one speed-ordered tree; with one write frontier per plane, the choice here is
-//! among the chip's planes' frontiers [INFER]. Ties keep the plane the allocator chose, then the
-//! lowest plane. Each plane's frontier step, and each chip's fastest and slowest planes, are
-//! cached until the FTL reports that a frontier changed (`PlaneState::frontier_gen`). Without process variation, or with an explicit `device.program_mode` (every block
-//! then programs alike), nothing moves.
+//! VIOS keeps every block of a chip that has free pages in one speed-ordered tree. Here each plane
+//! writes one block at a time, so a plane offers its open block or, when it has to open one, its
+//! fastest free block (to a `Fastest` write) or its slowest (to a `Slowest` one), and opens that
+//! block [INFER]. Ties keep the plane the allocator chose, then the lowest plane. Each plane's
+//! offers, and each chip's fastest and slowest planes, are cached until the FTL reports that a
+//! frontier changed (`PlaneState::frontier_gen`). Without process variation, or with an explicit
+//! `device.program_mode` (every block then programs alike), nothing moves.
 
 use super::txn::{Placement, TxnId};
 use super::Simulator;
@@ -30,31 +30,38 @@ impl ChipExtremes {
 }
 
 impl Simulator {
-    /// Move the host write `t` to the plane of its chip its placement asks for.
+    /// Move the host write `t` to the plane of its chip its placement asks for, and have that
+    /// plane open its fastest (slowest) free block if it needs a new one.
     pub(super) fn place_by_speed(&mut self, t: TxnId) {
         let x = *self.txns.get(t);
-        if self.flash.host_mode != ProgramMode::Native {
+        if self.flash.host_mode != ProgramMode::Native || x.place == Placement::Static {
             return;
         }
-        let Some(own) = self.frontier_step(x.plane) else { return };
-        let chip = self.layout.chip_of_die(x.die);
-        let e = self.chip_extremes(chip);
-        let (p, s) = match x.place {
-            Placement::Fastest => e.fastest,
-            Placement::Slowest => e.slowest,
-            Placement::Static => return,
-        };
+        let fast = x.place == Placement::Fastest;
+        let Some(own) = self.offers(x.plane) else { return };
+        let own = if fast { own.0 } else { own.1 };
+        let e = self.chip_extremes(self.layout.chip_of_die(x.die));
+        let (p, s) = if fast { e.fastest } else { e.slowest };
         // The first plane at the extreme step, unless the allocator's plane is at it already.
-        if p != NONE && better(x.place, s, own) {
+        let plane = if p != NONE && better(x.place, s, own) { p } else { x.plane };
+        if plane != x.plane {
             let w = self.txns.get_mut(t);
-            w.plane = p;
-            w.die = self.layout.die_of_plane(p);
+            w.plane = plane;
+            w.die = self.layout.die_of_plane(plane);
             self.counters.writes_placed_elsewhere += 1;
+        }
+        if self.ftl.needs_open(plane) {
+            let step = |b: u32| self.flash.latency.detected_step(b).unwrap_or(0);
+            let free = self.ftl.free_list(plane);
+            let pick = if fast { free.iter().copied().max_by_key(|&b| (step(b), std::cmp::Reverse(b))) } else { free.iter().copied().min_by_key(|&b| (step(b), b)) };
+            if let Some(b) = pick.filter(|&b| Some(&b) != free.front()) {
+                self.ftl.open_next(plane, b);
+            }
         }
     }
 
-    /// The first plane of `chip` whose frontier has the largest step, and the first with the
-    /// smallest, cached until a frontier of the chip moves.
+    /// The first plane of `chip` with the fastest offer, and the first with the slowest, cached
+    /// until a frontier of the chip moves.
     fn chip_extremes(&mut self, chip: u32) -> ChipExtremes {
         if self.chip_extremes.is_empty() {
             self.chip_extremes = vec![ChipExtremes::STALE; self.layout.chips() as usize];
@@ -74,9 +81,9 @@ impl Simulator {
         let first = chip * per_chip;
         let mut e = ChipExtremes { gen, fastest: (NONE, 0), slowest: (NONE, 0) };
         for p in first..first + per_chip {
-            if let Some(s) = self.frontier_step(p) {
-                if e.fastest.0 == NONE || s > e.fastest.1 {
-                    e.fastest = (p, s);
+            if let Some((f, s)) = self.offers(p) {
+                if e.fastest.0 == NONE || f > e.fastest.1 {
+                    e.fastest = (p, f);
                 }
                 if e.slowest.0 == NONE || s < e.slowest.1 {
                     e.slowest = (p, s);
@@ -87,28 +94,39 @@ impl Simulator {
         e
     }
 
-    /// The detected step of the block host writes to `plane` go to next (`None`: no page for a host
-    /// write, or no variation). Cached per plane until the FTL says its frontier changed.
-    fn frontier_step(&mut self, plane: u32) -> Option<u16> {
+    /// The detected steps `plane` offers a `Fastest` and a `Slowest` host write: its open block's
+    /// for both, or, when it must open a block, its fastest and slowest free blocks'. `None`: no
+    /// page for a host write, or no variation. Cached per plane until its frontier moves.
+    fn offers(&mut self, plane: u32) -> Option<(u16, u16)> {
         if self.frontier.is_empty() {
-            self.frontier = vec![(u32::MAX, 0); self.layout.planes() as usize];
+            self.frontier = vec![(u32::MAX, 0, 0); self.layout.planes() as usize];
         }
         let gen = self.ftl.planes[plane as usize].frontier_gen;
-        let (seen, step) = self.frontier[plane as usize];
+        let (seen, f, s) = self.frontier[plane as usize];
         if seen == gen {
             #[cfg(debug_assertions)]
-            {
-                let fresh = self.ftl.peek_allocation(plane, Writer::Host).and_then(|ppn| self.flash.latency.detected_step(self.layout.block_of(ppn)));
-                debug_assert_eq!(fresh.unwrap_or(0), step, "stale frontier step for plane {plane}");
-            }
-            return (step != 0).then_some(step);
+            debug_assert_eq!(self.compute_offers(plane).unwrap_or((0, 0)), (f, s), "stale offers for plane {plane}");
+            return (f != 0).then_some((f, s));
         }
-        let fresh = self
-            .ftl
-            .peek_allocation(plane, Writer::Host)
-            .and_then(|ppn| self.flash.latency.detected_step(self.layout.block_of(ppn)));
-        self.frontier[plane as usize] = (gen, fresh.unwrap_or(0));
-        fresh
+        let o = self.compute_offers(plane);
+        let (f, s) = o.unwrap_or((0, 0));
+        self.frontier[plane as usize] = (self.ftl.planes[plane as usize].frontier_gen, f, s);
+        o
+    }
+
+    fn compute_offers(&mut self, plane: u32) -> Option<(u16, u16)> {
+        let ppn = self.ftl.peek_allocation(plane, Writer::Host)?;
+        let lat = &self.flash.latency;
+        if !self.ftl.needs_open(plane) {
+            let s = lat.detected_step(self.layout.block_of(ppn))?;
+            return Some((s, s));
+        }
+        let mut range: Option<(u16, u16)> = None;
+        for &b in self.ftl.free_list(plane) {
+            let s = lat.detected_step(b)?;
+            range = Some(range.map_or((s, s), |(f, w)| (f.max(s), w.min(s))));
+        }
+        range
     }
 }
 
