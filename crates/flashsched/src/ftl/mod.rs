@@ -64,6 +64,8 @@ pub struct PlaneState {
     /// Bumped whenever the block `peek_allocation` returns may change (a block opens or fills,
     /// a block of the plane is erased): lets callers cache what they derive from it.
     pub frontier_gen: u32,
+    /// Bumped whenever the set of free blocks changes (a block is taken or erased).
+    pub free_gen: u32,
 }
 
 /// What the FTL knows about one erase block.
@@ -122,6 +124,7 @@ impl Ftl {
                 gc_victim: NONE,
                 gc_pending: 0,
                 frontier_gen: 0,
+                free_gen: 0,
             })
             .collect();
         Ftl {
@@ -340,6 +343,7 @@ impl Ftl {
             first + ps.next_fresh - 1
         };
         ps.free_blocks -= 1;
+        ps.free_gen += 1;
         if self.blocks[b as usize].p2l_slot == NONE {
             self.blocks[b as usize].p2l_slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
             self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
@@ -440,6 +444,7 @@ impl Ftl {
         }
         ps.free.push_back(block);
         ps.free_blocks += 1;
+        ps.free_gen += 1;
         self.frontier_moved(plane);
         self.counters.erases += 1;
     }

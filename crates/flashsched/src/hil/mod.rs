@@ -19,8 +19,6 @@ use crate::sim::txn::{ReqId, Txn, TxnId};
 #[derive(Clone, Copy)]
 pub struct DeviceView<'a> {
     pub now: Time,
-    /// Transactions waiting in the chips' queues (released, not yet started on a die).
-    pub queued_in_chips: usize,
     /// Whether a die is running an operation or has transactions queued.
     pub die_busy: &'a dyn Fn(u32) -> bool,
     /// Transactions queued for a chip and not started (its transaction scheduler's queues).
@@ -37,6 +35,10 @@ pub trait DeviceQueue: Send {
     /// A policy may set a host write's `place` (speed-aware block choice, VIOS) before returning it.
     fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId>;
     fn len(&self) -> usize;
+    /// It marks host writes for speed-aware placement (`Txn::place`) in `pop`.
+    fn places_writes(&self) -> bool {
+        false
+    }
     /// Every transaction of host request `req` has completed (policies that count the requests
     /// they let into the flash controller use it).
     fn on_request_done(&mut self, _req: ReqId) {}

@@ -121,12 +121,12 @@ mod tests {
         p.push(30, &txn(3, 2)); // request 3: die 2 (busy)
         p.push(40, &txn(4, 3)); // request 4: die 3
         let busy = |d: u32| d == 2;
-        let v = DeviceView { now: 0, queued_in_chips: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        let v = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
         // one clump (the simulator then sees dies 0, 1 and 3 busy)
         let out: Vec<Option<TxnId>> = (0..3).map(|_| p.pop(&mut [], &v)).collect();
         assert_eq!(out, vec![Some(10), Some(11), Some(40)]);
         let none = |_: u32| false;
-        let v = DeviceView { now: 0, queued_in_chips: 0, die_busy: &none, chip_queued: &|_| 0 };
+        let v = DeviceView { now: 0, die_busy: &none, chip_queued: &|_| 0 };
         let out: Vec<TxnId> = std::iter::from_fn(|| p.pop(&mut [], &v)).collect();
         assert_eq!(out, vec![20, 30]);
     }
@@ -136,7 +136,7 @@ mod tests {
         let mut p = Paq::new(1_000);
         p.push(10, &txn(1, 0));
         let busy = |_: u32| true;
-        let v = DeviceView { now: 5_000, queued_in_chips: 3, die_busy: &busy, chip_queued: &|_| 0 };
+        let v = DeviceView { now: 5_000, die_busy: &busy, chip_queued: &|_| 0 };
         assert_eq!(p.pop(&mut [], &v), Some(10));
     }
 }

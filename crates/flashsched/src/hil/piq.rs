@@ -175,7 +175,8 @@ mod tests {
     /// Pop `n` times with the chips holding `queued` transactions.
     fn pops(p: &mut Piq, n: usize, queued: usize) -> Vec<Option<TxnId>> {
         let idle = |_: u32| false;
-        let v = DeviceView { now: 0, queued_in_chips: queued, die_busy: &idle, chip_queued: &|_| 0 };
+        let in_chips = |_: u32| queued;
+        let v = DeviceView { now: 0, die_busy: &idle, chip_queued: &in_chips };
         (0..n).map(|_| p.pop(&mut [], &v)).collect()
     }
 
@@ -238,7 +239,7 @@ mod tests {
         p.push(20, &txn(2, TxnKind::HostRead, 0));
         assert_eq!(pops(&mut p, 2, 0), vec![Some(10), None]);
         let idle = |_: u32| false;
-        let v = DeviceView { now: 5_000, queued_in_chips: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        let v = DeviceView { now: 5_000, die_busy: &idle, chip_queued: &|_| 0 };
         assert_eq!(p.pop(&mut [], &v), Some(20));
     }
 }

@@ -325,6 +325,10 @@ impl DeviceQueue for Vios {
         self.held
     }
 
+    fn places_writes(&self) -> bool {
+        true
+    }
+
     fn on_request_done(&mut self, req: ReqId) {
         self.in_flight.remove(&req);
     }
@@ -391,7 +395,7 @@ mod tests {
             let layout = tiny();
             let mut v = Vios::new(layout, 1_000_000, 4);
             let idle = |_: u32| false;
-            let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle, chip_queued: &|_| 0 };
+            let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
             let mut next_req = 0u32;
             let mut next_txn = 0u32;
             let mut issued: Vec<ReqId> = Vec::new();
@@ -430,7 +434,7 @@ mod tests {
         let layout = tiny();
         let mut v = Vios::new(layout, 1_000_000, 32);
         let idle = |_: u32| false;
-        let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
         let mut all = vec![Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0); 3];
         all[1] = Txn::new(TxnKind::HostWrite, 1, 0, 0, 0, 0, 4096, 0);
         all[2] = Txn::new(TxnKind::HostRead, 2, 0, 0, 0, 0, 4096, 0);
@@ -455,7 +459,7 @@ mod tests {
         let layout = tiny();
         let mut v = Vios::new(layout, 1_000_000, 32);
         let idle = |_: u32| false;
-        let view = DeviceView { now: 0, queued_in_chips: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
         let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
         for (i, t) in all.clone().iter().enumerate() {
             v.push(i as TxnId, t);

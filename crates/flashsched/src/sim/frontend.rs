@@ -178,7 +178,7 @@ impl Simulator {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn drain_hil(&mut self) {
         if self.flash.adv.multi_plane != MultiPlane::Off && !self.batching {
             self.drain_hil_batched();
@@ -188,18 +188,18 @@ impl Simulator {
     }
 
     /// Release what the device queue lets go to the chips' queues, starting idle dies as it goes.
-    #[inline]
+    #[inline(always)]
     fn drain_hil_now(&mut self) {
         loop {
             let t = {
                 let (dies, tsu) = (&self.flash.dies, &self.tsu);
                 let busy = |d: u32| !dies[d as usize].is_idle() || tsu.queued_for_die(d) > 0;
                 let chip_queued = |c: u32| tsu.queued_on_chip(c);
-                let view = hil::DeviceView { now: self.now, queued_in_chips: tsu.len(), die_busy: &busy, chip_queued: &chip_queued };
+                let view = hil::DeviceView { now: self.now, die_busy: &busy, chip_queued: &chip_queued };
                 self.hil.pop(&mut self.txns.items, &view)
             };
             let Some(t) = t else { break };
-            if self.txns.get(t).place != Placement::Static {
+            if self.hil_places && self.txns.get(t).place != Placement::Static {
                 self.place_by_speed(t);
             }
             self.to_tsu(t);

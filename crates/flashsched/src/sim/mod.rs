@@ -178,6 +178,15 @@ pub struct Simulator {
     /// Speed-aware placement: per plane, the FTL frontier generation seen and the steps it offers
     /// fast and slow writes (0: none), allocated on first use (`placement`).
     frontier: Vec<(u32, u16, u16)>,
+    /// The device queue marks writes for speed-aware placement (VIOS) and the drive's blocks
+    /// differ in speed: `place_by_speed` has something to do.
+    hil_places: bool,
+    /// Speed-aware placement: per plane, the FTL free-set generation seen and the fastest and
+    /// slowest steps among its free blocks (0: not computed).
+    free_range: Vec<(u32, u16, u16)>,
+    /// Speed-aware placement: per plane, the free-set generation and direction (fastest?) its
+    /// next block was last picked for.
+    promoted: Vec<(u32, bool)>,
     /// Speed-aware placement: per chip, its fastest and slowest frontiers (`placement`).
     chip_extremes: Vec<placement::ChipExtremes>,
 }
@@ -194,6 +203,8 @@ impl Simulator {
             .map_err(SimError::Precondition)?;
         let free_min = ftl.min_free_blocks();
         let flash = Flash::new(s, layout, &ftl);
+        let hil = hil::build(s, layout);
+        let hil_places = hil.places_writes() && s.device_model.variation.is_some() && s.device_model.host_mode == crate::nand::latency::ProgramMode::Native;
         Ok(Simulator {
             layout,
             queue_depth: s.queue_depth,
@@ -208,7 +219,7 @@ impl Simulator {
             alloc,
             gc,
             host: host::build(s),
-            hil: hil::build(s, layout),
+            hil,
             tsu: tsu::build(s, layout),
             flash,
             txns: TxnSlab::default(),
@@ -243,6 +254,9 @@ impl Simulator {
             finish_scratch: Vec::new(),
             pick_scratch: Vec::new(),
             frontier: Vec::new(),
+            hil_places,
+            free_range: Vec::new(),
+            promoted: Vec::new(),
             chip_extremes: Vec::new(),
         })
     }

@@ -3,9 +3,9 @@
 //! `Slowest` to the slowest.
 //!
 //! VIOS keeps every block of a chip that has free pages in one speed-ordered tree. Here each plane
-//! writes one block at a time, so a plane offers its open block or, when it has to open one, its
-//! fastest free block (to a `Fastest` write) or its slowest (to a `Slowest` one), and opens that
-//! block [INFER]. Ties keep the plane the allocator chose, then the lowest plane. Each plane's
+//! writes one block at a time, so a plane offers its open block or, when it has to open one, the
+//! fastest (to a `Fastest` write) or slowest (to a `Slowest` one) of its next `OPEN_WINDOW` free
+//! blocks, and opens that block [INFER]. Ties keep the plane the allocator chose, then the lowest plane. Each plane's
 //! offers, and each chip's fastest and slowest planes, are cached until the FTL reports that a
 //! frontier changed (`PlaneState::frontier_gen`). Without process variation, or with an explicit
 //! `device.program_mode` (every block then programs alike), nothing moves.
@@ -15,6 +15,12 @@ use super::Simulator;
 use crate::ftl::Writer;
 use crate::nand::latency::ProgramMode;
 use crate::nand::NONE;
+
+/// A plane that must open a block picks among the first this many of its free blocks in the
+/// FTL's order (oldest erased first) [INFER: VIOS's tree orders all of them; a bounded window keeps
+/// opening a block cheap on a fresh drive, where every block of a plane is free, and keeps the
+/// slowest blocks from never being used].
+const OPEN_WINDOW: usize = 64;
 
 /// Per chip: the planes whose frontier blocks program fastest and slowest, and their steps
 /// (`NONE` when no plane of the chip can take a host write), for the FTL generation `gen`.
@@ -32,6 +38,7 @@ impl ChipExtremes {
 impl Simulator {
     /// Move the host write `t` to the plane of its chip its placement asks for, and have that
     /// plane open its fastest (slowest) free block if it needs a new one.
+    #[inline(never)]
     pub(super) fn place_by_speed(&mut self, t: TxnId) {
         let x = *self.txns.get(t);
         if self.flash.host_mode != ProgramMode::Native || x.place == Placement::Static {
@@ -51,11 +58,21 @@ impl Simulator {
             self.counters.writes_placed_elsewhere += 1;
         }
         if self.ftl.needs_open(plane) {
-            let step = |b: u32| self.flash.latency.detected_step(b).unwrap_or(0);
-            let free = self.ftl.free_list(plane);
-            let pick = if fast { free.iter().copied().max_by_key(|&b| (step(b), std::cmp::Reverse(b))) } else { free.iter().copied().min_by_key(|&b| (step(b), b)) };
-            if let Some(b) = pick.filter(|&b| Some(&b) != free.front()) {
-                self.ftl.open_next(plane, b);
+            // Skip the scan when this plane's next block was already picked for this kind of
+            // write and its free blocks have not changed since.
+            let mark = (self.ftl.planes[plane as usize].free_gen, fast);
+            if self.promoted.is_empty() {
+                self.promoted = vec![(u32::MAX, false); self.layout.planes() as usize];
+            }
+            if self.promoted[plane as usize] != mark {
+                let step = |b: u32| self.flash.latency.detected_step(b).unwrap_or(0);
+                let free = self.ftl.free_list(plane);
+                let window = free.iter().copied().take(OPEN_WINDOW);
+                let pick = if fast { window.max_by_key(|&b| (step(b), std::cmp::Reverse(b))) } else { window.min_by_key(|&b| (step(b), b)) };
+                if let Some(b) = pick.filter(|&b| Some(&b) != free.front()) {
+                    self.ftl.open_next(plane, b);
+                }
+                self.promoted[plane as usize] = mark;
             }
         }
     }
@@ -121,11 +138,22 @@ impl Simulator {
             let s = lat.detected_step(self.layout.block_of(ppn))?;
             return Some((s, s));
         }
+        // The free blocks' fastest and slowest steps change only with the set of free blocks.
+        if self.free_range.is_empty() {
+            self.free_range = vec![(u32::MAX, 0, 0); self.layout.planes() as usize];
+        }
+        let gen = self.ftl.planes[plane as usize].free_gen;
+        let (seen, f, w) = self.free_range[plane as usize];
+        if seen == gen && f != 0 {
+            return Some((f, w));
+        }
         let mut range: Option<(u16, u16)> = None;
-        for &b in self.ftl.free_list(plane) {
+        for &b in self.ftl.free_list(plane).iter().take(OPEN_WINDOW) {
             let s = lat.detected_step(b)?;
             range = Some(range.map_or((s, s), |(f, w)| (f.max(s), w.min(s))));
         }
+        let (f, w) = range.unwrap_or((0, 0));
+        self.free_range[plane as usize] = (gen, f, w);
         range
     }
 }
