@@ -25,6 +25,27 @@ pub struct DeviceView<'a> {
     pub chip_queued: &'a dyn Fn(u32) -> usize,
 }
 
+/// When a batching device queue (PIQ, VIOS) issues its head batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dispatch {
+    /// When the flash controller can take the whole batch (issued and not completed requests plus
+    /// the batch's fit the queue depth).
+    QueueDepth,
+    /// As `QueueDepth`, and only once every die the batch touches is idle with nothing queued,
+    /// so the batch runs without waiting behind earlier work.
+    IdleUnits,
+}
+
+impl Dispatch {
+    pub fn from_key(v: &str) -> Self {
+        if v == "idle_units" {
+            Dispatch::IdleUnits
+        } else {
+            Dispatch::QueueDepth
+        }
+    }
+}
+
 pub trait DeviceQueue: Send {
     fn name(&self) -> &'static str;
     /// A host transaction whose physical location is known. A request's transactions are pushed
@@ -49,8 +70,8 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue
     match s.hil_scheduler.as_str() {
         "fifo" => Box::new(Fifo::default()),
         "paq" => Box::new(Paq::new(r.ns("hil.paq.max_age"))),
-        "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"), r.int("hil.piq.queue_depth") as u32)),
-        "vios" => Box::new(Vios::new(layout, r.ns("hil.vios.max_age"), r.int("hil.vios.queue_depth") as u32)),
+        "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"), r.int("hil.piq.queue_depth") as u32).with_dispatch(Dispatch::from_key(r.str("hil.piq.dispatch")))),
+        "vios" => Box::new(Vios::new(layout, r.ns("hil.vios.max_age"), r.int("hil.vios.queue_depth") as u32).with_dispatch(Dispatch::from_key(r.str("hil.vios.dispatch")))),
         other => unreachable!("device queue {other} passed validation"),
     }
 }

@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
-use super::{DeviceQueue, DeviceView};
+use super::{DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
 use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
@@ -61,6 +61,7 @@ pub struct Piq {
     batches: VecDeque<Batch>,
     releasing: VecDeque<TxnId>,
     held: usize,
+    dispatch: Dispatch,
 }
 
 impl Piq {
@@ -82,7 +83,13 @@ impl Piq {
             batches: VecDeque::new(),
             releasing: VecDeque::new(),
             held: 0,
+            dispatch: Dispatch::QueueDepth,
         }
+    }
+
+    pub fn with_dispatch(mut self, d: Dispatch) -> Self {
+        self.dispatch = d;
+        self
     }
 
     /// Put the request being collected into a batch.
@@ -135,8 +142,14 @@ impl DeviceQueue for Piq {
         if self.releasing.is_empty() {
             let head = self.batches.front()?;
             let old = device.now.saturating_sub(head.born) > self.max_age;
-            if self.in_flight.len() + head.reqs.len() > self.queue_depth && !old {
-                return None; // the controller cannot take the whole batch yet
+            let fits = self.in_flight.len() + head.reqs.len() <= self.queue_depth;
+            let idle = || {
+                let units = head.occ.iter().enumerate().flat_map(|(w, &bits)| (0..64).filter(move |i| bits >> i & 1 == 1).map(move |i| w as u32 * 64 + i));
+                let dpu = self.dies_per_unit;
+                units.into_iter().all(|u| (u * dpu..(u + 1) * dpu).all(|d| !(device.die_busy)(d)))
+            };
+            if !old && !(fits && (self.dispatch == Dispatch::QueueDepth || idle())) {
+                return None; // the controller cannot take the whole batch yet, or its units are busy
             }
             let b = self.batches.pop_front().expect("head batch");
             self.in_flight.extend(b.reqs);
@@ -230,6 +243,24 @@ mod tests {
         p.on_request_done(4);
         p.on_request_done(1);
         assert_eq!(pops(&mut p, 3, 0), vec![Some(20), Some(30), None]);
+    }
+
+    #[test]
+    fn with_idle_units_a_batch_waits_until_its_chips_are_idle() {
+        let mut p = Piq::new(layout(), false, 500_000_000, 32).with_dispatch(Dispatch::IdleUnits);
+        p.push(10, &txn(1, TxnKind::HostWrite, 0)); // chip 0
+        p.push(20, &txn(2, TxnKind::HostWrite, 1)); // chip 1: same batch
+        let busy0 = |d: u32| d == 0;
+        let v = DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 };
+        assert_eq!(p.pop(&mut [], &v), None, "chip 0 is busy: the whole batch waits");
+        let idle = |_: u32| false;
+        let v = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        assert_eq!((p.pop(&mut [], &v), p.pop(&mut [], &v)), (Some(10), Some(20)));
+        // The default issues regardless of busy chips.
+        let mut q = Piq::new(layout(), false, 500_000_000, 32);
+        q.push(10, &txn(1, TxnKind::HostWrite, 0));
+        let v = DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 };
+        assert_eq!(q.pop(&mut [], &v), Some(10));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
-use super::{DeviceQueue, DeviceView};
+use super::{DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
 use crate::sim::txn::{Placement, ReqId, Txn, TxnId, TxnKind};
@@ -190,6 +190,7 @@ pub struct Vios {
     pending_born: Time,
     releasing: VecDeque<TxnId>,
     held: usize,
+    dispatch: Dispatch,
 }
 
 impl Vios {
@@ -213,7 +214,13 @@ impl Vios {
             pending_born: 0,
             releasing: VecDeque::new(),
             held: 0,
+            dispatch: Dispatch::QueueDepth,
         }
+    }
+
+    pub fn with_dispatch(mut self, d: Dispatch) -> Self {
+        self.dispatch = d;
+        self
     }
 
     /// NR of `chip`: requests waiting in the queues that touch it (Eq. 2).
@@ -309,8 +316,11 @@ impl DeviceQueue for Vios {
             let read = !self.reads.batches.is_empty();
             let head = if read { self.reads.batches.front() } else { self.writes.batches.front() }?;
             let old = device.now.saturating_sub(head.born) > self.max_age;
-            if self.in_flight.len() + head.len > self.queue_depth && !old {
-                return None; // the controller cannot take the whole batch yet
+            let fits = self.in_flight.len() + head.len <= self.queue_depth;
+            let dpc = self.layout.dies_per_chip;
+            let idle = || head.chips.members().all(|c| (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d)));
+            if !old && !(fits && (self.dispatch == Dispatch::QueueDepth || idle())) {
+                return None; // the controller cannot take the whole batch yet, or its chips are busy
             }
             self.issue_head(read, txns, device);
         }
