@@ -15,7 +15,9 @@ def _us(ns: float) -> str:
 
 
 def print_summary(result: Result, file: IO[str]) -> None:
-    console = Console(file=file, highlight=False)
+    # Off a terminal rich assumes 80 columns and cuts wide latencies to "2,787…": give it room.
+    tty = getattr(file, "isatty", lambda: False)()
+    console = Console(file=file, highlight=False, width=None if tty else 120)
     job = result.json["jobs"][0]
     t = Table(title=f"{job['jobname']}: latency (us) and throughput", title_justify="left")
     for col in ("dir", "ios", "IOPS", "MiB/s", "mean", "p50", "p99", "p99.9", "max"):
