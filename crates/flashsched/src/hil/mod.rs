@@ -34,14 +34,18 @@ pub enum Dispatch {
     /// As `QueueDepth`, and only once every die the batch touches is idle with nothing queued,
     /// so the batch runs without waiting behind earlier work.
     IdleUnits,
+    /// Request by request: each request of the head batch goes as soon as the dies it touches are
+    /// idle with nothing queued (and the queue depth allows); the next batch starts when the head
+    /// batch is all issued. VIOS only.
+    IdleRequests,
 }
 
 impl Dispatch {
     pub fn from_key(v: &str) -> Self {
-        if v == "idle_units" {
-            Dispatch::IdleUnits
-        } else {
-            Dispatch::QueueDepth
+        match v {
+            "idle_units" => Dispatch::IdleUnits,
+            "idle_requests" => Dispatch::IdleRequests,
+            _ => Dispatch::QueueDepth,
         }
     }
 }

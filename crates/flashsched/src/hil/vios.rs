@@ -58,6 +58,10 @@ impl Bits {
             *a |= b;
         }
     }
+    #[inline]
+    pub fn contains(&self, i: u32) -> bool {
+        self.0[i as usize / 64] >> (i % 64) & 1 == 1
+    }
     pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().enumerate().flat_map(|(w, &bits)| {
             let mut rest = bits;
@@ -88,6 +92,8 @@ pub struct ChipBatch<R> {
     pub chips: Bits,
     pub channel_batches: Vec<ChannelBatch<R>>,
     pub len: usize,
+    /// Requests already issued (`idle_requests` dispatch issues a batch request by request).
+    pub issued: usize,
     pub born: Time,
 }
 
@@ -119,7 +125,7 @@ impl<R: Copy> HierQueue<R> {
                         b.born = now;
                         b
                     }
-                    None => ChipBatch { chips: Bits(vec![0; chips.0.len()]), channel_batches: Vec::new(), len: 0, born: now },
+                    None => ChipBatch { chips: Bits(vec![0; chips.0.len()]), channel_batches: Vec::new(), len: 0, issued: 0, born: now },
                 };
                 self.batches.push_back(b);
                 self.batches.len() - 1
@@ -149,6 +155,7 @@ impl<R: Copy> HierQueue<R> {
     pub fn recycle(&mut self, mut b: ChipBatch<R>) {
         b.chips.clear();
         b.len = 0;
+        b.issued = 0;
         for c in &mut b.channel_batches {
             c.channels.clear();
             c.reqs.clear();
@@ -180,6 +187,8 @@ pub struct Vios {
     free_slots: Vec<Slot>,
     /// Reused set of the channels of the request being placed.
     channels: Bits,
+    /// Reused set of the chips claimed by requests issued in one `idle_requests` round.
+    claimed: Bits,
     /// Requests issued to the chips that have not completed.
     in_flight: FxHashSet<ReqId>,
     /// The request whose transactions are being pushed (they arrive one after another).
@@ -206,6 +215,7 @@ impl Vios {
             waiting: Vec::new(),
             free_slots: Vec::new(),
             channels: Bits::new(layout.channels as usize),
+            claimed: Bits::new(layout.chips() as usize),
             in_flight: FxHashSet::default(),
             pending: Vec::new(),
             pending_req: NONE,
@@ -270,25 +280,66 @@ impl Vios {
         let b = q.batches.pop_front().expect("head chip batch");
         for cb in &b.channel_batches {
             for &slot in &cb.reqs {
-                let w = &self.waiting[slot as usize];
-                if !read {
-                    for &t in &w.txns {
-                        let x = &mut txns[t as usize];
-                        let chip = self.layout.chip_of_die(x.die);
-                        let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
-                        x.place = if conflict { Placement::Fastest } else { Placement::Slowest };
-                    }
+                if slot != NONE {
+                    self.issue_slot(slot, read, txns, device);
                 }
-                for &c in &w.chips {
-                    self.nr[c as usize] -= 1;
-                }
-                self.releasing.extend(&w.txns);
-                self.in_flight.insert(w.req);
-                self.free_slots.push(slot);
             }
         }
         let q = if read { &mut self.reads } else { &mut self.writes };
         q.recycle(b);
+    }
+
+    /// Issue one waiting request: it leaves the chip-state vector, its writes get their placement.
+    fn issue_slot(&mut self, slot: Slot, read: bool, txns: &mut [Txn], device: &DeviceView) {
+        let w = &self.waiting[slot as usize];
+        if !read {
+            for &t in &w.txns {
+                let x = &mut txns[t as usize];
+                let chip = self.layout.chip_of_die(x.die);
+                let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
+                x.place = if conflict { Placement::Fastest } else { Placement::Slowest };
+            }
+        }
+        for &c in &w.chips {
+            self.nr[c as usize] -= 1;
+        }
+        self.releasing.extend(&w.txns);
+        self.in_flight.insert(w.req);
+        self.free_slots.push(slot);
+    }
+
+    /// `idle_requests` dispatch: issue every request of the head batch of `reads` or `writes`
+    /// whose chips are idle with nothing queued and not `claimed` by a request issued just before,
+    /// while the queue depth allows; drop the batch once all of it is issued.
+    fn issue_ready(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView, claimed: &mut Bits) {
+        let dpc = self.layout.dies_per_chip;
+        let q = if read { &mut self.reads } else { &mut self.writes };
+        let Some(mut b) = q.batches.pop_front() else { return };
+        let old = device.now.saturating_sub(b.born) > self.max_age;
+        for ci in 0..b.channel_batches.len() {
+            for ri in 0..b.channel_batches[ci].reqs.len() {
+                let slot = b.channel_batches[ci].reqs[ri];
+                if slot == NONE {
+                    continue;
+                }
+                let chips = &self.waiting[slot as usize].chips;
+                let free = chips.iter().all(|&c| !claimed.contains(c) && (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d)));
+                if old || (free && self.in_flight.len() < self.queue_depth) {
+                    for &c in chips {
+                        claimed.insert(c);
+                    }
+                    b.channel_batches[ci].reqs[ri] = NONE;
+                    b.issued += 1;
+                    self.issue_slot(slot, read, txns, device);
+                }
+            }
+        }
+        let q = if read { &mut self.reads } else { &mut self.writes };
+        if b.issued == b.len {
+            q.recycle(b);
+        } else {
+            q.batches.push_front(b);
+        }
     }
 }
 
@@ -311,7 +362,14 @@ impl DeviceQueue for Vios {
 
     fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
-        if self.releasing.is_empty() {
+        if self.releasing.is_empty() && self.dispatch == Dispatch::IdleRequests {
+            // Reads first: the head read batch's ready requests, then the head write batch's.
+            let mut claimed = std::mem::replace(&mut self.claimed, Bits::new(0));
+            claimed.clear();
+            self.issue_ready(true, txns, device, &mut claimed);
+            self.issue_ready(false, txns, device, &mut claimed);
+            self.claimed = claimed;
+        } else if self.releasing.is_empty() {
             // Reads first; a write batch only when no read batch waits.
             let read = !self.reads.batches.is_empty();
             let head = if read { self.reads.batches.front() } else { self.writes.batches.front() }?;
@@ -347,6 +405,7 @@ impl DeviceQueue for Vios {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hil::Dispatch;
 
     /// The paper's Fig. 3 drive: 8 chips on 4 channels, chips numbered channel first (Eq. 1's
     /// static allocation: chip μ on channel μ mod 4).
@@ -385,7 +444,7 @@ mod tests {
         for q in [&v.reads, &v.writes] {
             for b in &q.batches {
                 for cb in &b.channel_batches {
-                    for &slot in &cb.reqs {
+                    for &slot in cb.reqs.iter().filter(|&&s| s != NONE) {
                         for &c in &v.waiting[slot as usize].chips {
                             nr[c as usize] += 1;
                         }
@@ -477,6 +536,26 @@ mod tests {
         let order: Vec<TxnId> = std::iter::from_fn(|| v.pop(&mut all, &view)).collect();
         assert_eq!(order, vec![0, 1, 2]);
         assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Slowest]);
+    }
+
+    #[test]
+    fn idle_requests_issues_each_request_when_its_own_chips_are_idle() {
+        // Requests on chips 0 and 1 share a chip batch; chip 0 is busy: only the request on
+        // chip 1 goes; the other follows once chip 0 is idle, and the batch is then done.
+        let layout = tiny();
+        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::IdleRequests);
+        let mut all: Vec<Txn> = (0..2).map(|r| Txn::new(TxnKind::HostRead, r, 0, 0, 0, r * layout.dies_per_chip, 4096, 0)).collect();
+        for (i, t) in all.clone().iter().enumerate() {
+            v.push(i as TxnId, t);
+        }
+        let busy0 = |d: u32| d < layout.dies_per_chip;
+        let view = DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 };
+        assert_eq!((v.pop(&mut all, &view), v.pop(&mut all, &view)), (Some(1), None));
+        assert_eq!(v.nr(0), 1);
+        let idle = |_: u32| false;
+        let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        assert_eq!((v.pop(&mut all, &view), v.pop(&mut all, &view)), (Some(0), None));
+        assert_eq!((v.nr(0), v.queues().0.batches.len()), (0, 0));
     }
 
     #[test]
