@@ -13,7 +13,7 @@ pub use vios::Vios;
 
 use crate::engine::Time;
 use crate::nand::Layout;
-use crate::sim::txn::{ReqId, Txn, TxnId};
+use crate::sim::txn::{Placement, ReqId, Txn, TxnId};
 
 /// What a device-queue policy may know of the device when it releases transactions.
 #[derive(Clone, Copy)]
@@ -34,9 +34,8 @@ pub enum Dispatch {
     /// As `QueueDepth`, and only once every die the batch touches is idle with nothing queued,
     /// so the batch runs without waiting behind earlier work.
     IdleUnits,
-    /// Request by request: each request of the head batch goes as soon as the dies it touches are
-    /// idle with nothing queued (and the queue depth allows); the next batch starts when the head
-    /// batch is all issued. VIOS only.
+    /// Request by request: each waiting request goes, oldest batch first, as soon as the dies it
+    /// touches are idle with nothing queued (and the queue depth allows). VIOS only.
     IdleRequests,
 }
 
@@ -75,7 +74,11 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue
         "fifo" => Box::new(Fifo::default()),
         "paq" => Box::new(Paq::new(r.ns("hil.paq.max_age"))),
         "piq" => Box::new(Piq::new(layout, r.str("hil.piq.granularity") == "die", r.ns("hil.piq.max_age"), r.int("hil.piq.queue_depth") as u32).with_dispatch(Dispatch::from_key(r.str("hil.piq.dispatch")))),
-        "vios" => Box::new(Vios::new(layout, r.ns("hil.vios.max_age"), r.int("hil.vios.queue_depth") as u32).with_dispatch(Dispatch::from_key(r.str("hil.vios.dispatch")))),
+        "vios" => Box::new(
+            Vios::new(layout, r.ns("hil.vios.max_age"), r.int("hil.vios.queue_depth") as u32)
+                .with_dispatch(Dispatch::from_key(r.str("hil.vios.dispatch")))
+                .with_unconflicted(if r.str("hil.vios.unconflicted") == "static" { Placement::Static } else { Placement::Slowest }),
+        ),
         other => unreachable!("device queue {other} passed validation"),
     }
 }

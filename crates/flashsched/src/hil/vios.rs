@@ -200,6 +200,9 @@ pub struct Vios {
     releasing: VecDeque<TxnId>,
     held: usize,
     dispatch: Dispatch,
+    /// Where a write goes when no other request waits for its chip: `Slowest` (the paper) or
+    /// `Static` (the allocator's plane).
+    unconflicted: Placement,
 }
 
 impl Vios {
@@ -225,11 +228,18 @@ impl Vios {
             releasing: VecDeque::new(),
             held: 0,
             dispatch: Dispatch::QueueDepth,
+            unconflicted: Placement::Slowest,
         }
     }
 
     pub fn with_dispatch(mut self, d: Dispatch) -> Self {
         self.dispatch = d;
+        self
+    }
+
+    /// `hil.vios.unconflicted`: where a write no other request waits behind goes.
+    pub fn with_unconflicted(mut self, p: Placement) -> Self {
+        self.unconflicted = p;
         self
     }
 
@@ -297,7 +307,7 @@ impl Vios {
                 let x = &mut txns[t as usize];
                 let chip = self.layout.chip_of_die(x.die);
                 let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
-                x.place = if conflict { Placement::Fastest } else { Placement::Slowest };
+                x.place = if conflict { Placement::Fastest } else { self.unconflicted };
             }
         }
         for &c in &w.chips {
@@ -308,38 +318,46 @@ impl Vios {
         self.free_slots.push(slot);
     }
 
-    /// `idle_requests` dispatch: issue every request of the head batch of `reads` or `writes`
-    /// whose chips are idle with nothing queued and not `claimed` by a request issued just before,
-    /// while the queue depth allows; drop the batch once all of it is issued.
+    /// `idle_requests` dispatch: issue, batch by batch from the oldest, every request of `reads`
+    /// or `writes` whose chips are idle with nothing queued and not `claimed` by a request issued
+    /// just before, while the queue depth allows (a batch older than `max_age` goes whole); drop
+    /// the batches that are all issued.
     fn issue_ready(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView, claimed: &mut Bits) {
         let dpc = self.layout.dies_per_chip;
         let q = if read { &mut self.reads } else { &mut self.writes };
-        let Some(mut b) = q.batches.pop_front() else { return };
-        let old = device.now.saturating_sub(b.born) > self.max_age;
-        for ci in 0..b.channel_batches.len() {
-            for ri in 0..b.channel_batches[ci].reqs.len() {
-                let slot = b.channel_batches[ci].reqs[ri];
-                if slot == NONE {
-                    continue;
-                }
-                let chips = &self.waiting[slot as usize].chips;
-                let free = chips.iter().all(|&c| !claimed.contains(c) && (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d)));
-                if old || (free && self.in_flight.len() < self.queue_depth) {
-                    for &c in chips {
-                        claimed.insert(c);
+        let mut batches = std::mem::take(&mut q.batches);
+        for b in batches.iter_mut() {
+            let old = device.now.saturating_sub(b.born) > self.max_age;
+            for ci in 0..b.channel_batches.len() {
+                for ri in 0..b.channel_batches[ci].reqs.len() {
+                    let slot = b.channel_batches[ci].reqs[ri];
+                    if slot == NONE {
+                        continue;
                     }
-                    b.channel_batches[ci].reqs[ri] = NONE;
-                    b.issued += 1;
-                    self.issue_slot(slot, read, txns, device);
+                    let chips = &self.waiting[slot as usize].chips;
+                    let free = chips.iter().all(|&c| !claimed.contains(c) && (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d)));
+                    if old || (free && self.in_flight.len() < self.queue_depth) {
+                        for &c in chips {
+                            claimed.insert(c);
+                        }
+                        b.channel_batches[ci].reqs[ri] = NONE;
+                        b.issued += 1;
+                        self.issue_slot(slot, read, txns, device);
+                    }
                 }
             }
         }
         let q = if read { &mut self.reads } else { &mut self.writes };
-        if b.issued == b.len {
-            q.recycle(b);
-        } else {
-            q.batches.push_front(b);
+        let mut i = 0;
+        while i < batches.len() {
+            if batches[i].issued == batches[i].len {
+                let b = batches.remove(i).expect("batch i");
+                q.recycle(b);
+            } else {
+                i += 1;
+            }
         }
+        q.batches = batches;
     }
 }
 
@@ -536,6 +554,14 @@ mod tests {
         let order: Vec<TxnId> = std::iter::from_fn(|| v.pop(&mut all, &view)).collect();
         assert_eq!(order, vec![0, 1, 2]);
         assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Slowest]);
+        // The ablation leaves the last one where the allocator put it.
+        let mut v = Vios::new(layout, 1_000_000, 32).with_unconflicted(Placement::Static);
+        let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
+        for (i, t) in all.clone().iter().enumerate() {
+            v.push(i as TxnId, t);
+        }
+        while v.pop(&mut all, &view).is_some() {}
+        assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Static]);
     }
 
     #[test]
