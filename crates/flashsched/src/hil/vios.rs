@@ -300,6 +300,7 @@ impl Vios {
     }
 
     /// Issue one waiting request: it leaves the chip-state vector, its writes get their placement.
+    #[inline(always)]
     fn issue_slot(&mut self, slot: Slot, read: bool, txns: &mut [Txn], device: &DeviceView) {
         let w = &self.waiting[slot as usize];
         if !read {

@@ -10,13 +10,25 @@ use crate::sim::txn::{Txn, TxnId};
 
 pub struct Fcfs {
     per_die: Vec<VecDeque<TxnId>>,
+    /// Transactions queued per chip (the sum of its dies' queues, kept so that asking is O(1):
+    /// the simulator asks for every host transaction).
+    per_chip: Vec<u32>,
     dies_per_chip: u32,
     len: usize,
 }
 
 impl Fcfs {
     pub fn new(layout: Layout) -> Self {
-        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), dies_per_chip: layout.dies_per_chip, len: 0 }
+        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), per_chip: vec![0; layout.chips() as usize], dies_per_chip: layout.dies_per_chip, len: 0 }
+    }
+}
+
+impl Fcfs {
+    /// `n` transactions left `die`'s queue.
+    #[inline]
+    fn taken(&mut self, die: u32, n: usize) {
+        self.per_chip[(die / self.dies_per_chip) as usize] -= n as u32;
+        self.len -= n;
     }
 }
 
@@ -26,35 +38,39 @@ impl TransactionScheduler for Fcfs {
     }
     fn enqueue(&mut self, id: TxnId, txn: &Txn) {
         self.per_die[txn.die as usize].push_back(id);
+        self.per_chip[(txn.die / self.dies_per_chip) as usize] += 1;
         self.len += 1;
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
         self.per_die[txn.die as usize].push_front(id);
+        self.per_chip[(txn.die / self.dies_per_chip) as usize] += 1;
         self.len += 1;
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let t = self.per_die[die as usize].pop_front();
         if t.is_some() {
-            self.len -= 1;
+            self.taken(die, 1);
         }
         t
     }
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
         let q = &mut self.per_die[die as usize];
         let i = q.iter().position(|&t| txns[t as usize].kind.is_read())?;
-        self.len -= 1;
-        q.remove(i)
+        let t = q.remove(i);
+        self.taken(die, 1);
+        t
     }
     fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
         let mut room = max;
-        self.len -= super::take_matching(&mut self.per_die[die as usize], Some, &mut room, fits, out);
+        let n = super::take_matching(&mut self.per_die[die as usize], Some, &mut room, fits, out);
+        self.taken(die, n);
     }
     fn queued_for_die(&self, die: u32) -> usize {
         self.per_die[die as usize].len()
     }
+    #[inline]
     fn queued_on_chip(&self, chip: u32) -> usize {
-        let d0 = (chip * self.dies_per_chip) as usize;
-        self.per_die[d0..d0 + self.dies_per_chip as usize].iter().map(|q| q.len()).sum()
+        self.per_chip[chip as usize] as usize
     }
     fn len(&self) -> usize {
         self.len
