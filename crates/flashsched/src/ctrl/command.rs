@@ -215,5 +215,12 @@ mod tests {
         assert_eq!(c.multi_plane, [1, 1, 0]);
         assert_eq!(c.ops, [2, 4, 0]);
         assert_eq!(c.multi_plane_ops, [2, 3, 0]);
+        // A chip's counts are its dies' together (two dies per chip here).
+        let mut other = CommandCounts::default();
+        other.count(CmdClass::Erase, 2);
+        let per_die = [CommandCounts::default(), CommandCounts::default(), c, other];
+        let chip1 = CommandCounts::of_chip(&per_die, 1, 2);
+        assert_eq!((chip1.commands, chip1.ops), ([1, 2, 1], [2, 4, 2]));
+        assert_eq!(CommandCounts::of_chip(&per_die, 0, 2), CommandCounts::default());
     }
 }

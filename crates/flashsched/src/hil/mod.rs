@@ -1,6 +1,7 @@
 //! Device-queue (host interface logic) policies: the order in which page-sized transactions of the
 //! requests inside the device are handed to the per-chip queues. One policy per file.
 
+mod bits;
 mod fifo;
 mod paq;
 mod piq;
@@ -46,6 +47,49 @@ impl Dispatch {
             "idle_requests" => Dispatch::IdleRequests,
             _ => Dispatch::QueueDepth,
         }
+    }
+}
+
+/// The request whose transactions are being pushed to a batching device queue (PIQ, VIOS; a
+/// request's transactions arrive one after another): its transactions, the units they touch, and
+/// its kind and arrival. The queue places it when the next request's first transaction comes, or
+/// when it is asked to pop.
+pub(crate) struct Collecting {
+    pub txns: Vec<TxnId>,
+    pub units: bits::Bits,
+    pub req: ReqId,
+    pub read: bool,
+    pub born: Time,
+}
+
+impl Collecting {
+    pub fn new(units: usize) -> Self {
+        Collecting { txns: Vec::new(), units: bits::Bits::new(units), req: crate::nand::NONE, read: false, born: 0 }
+    }
+
+    /// `txn` belongs to another request than the one collected: place that one first, then `begin`.
+    #[inline]
+    pub fn starts(&self, txn: &Txn) -> bool {
+        txn.req != self.req
+    }
+
+    pub fn begin(&mut self, txn: &Txn) {
+        self.req = txn.req;
+        self.read = txn.kind == crate::sim::txn::TxnKind::HostRead;
+        self.born = txn.enqueued;
+    }
+
+    #[inline]
+    pub fn add(&mut self, id: TxnId, unit: u32) {
+        self.txns.push(id);
+        self.units.insert(unit);
+    }
+
+    /// The collected request was placed (its transactions taken): collect the next one.
+    pub fn placed(&mut self) {
+        self.txns.clear();
+        self.units.clear();
+        self.req = crate::nand::NONE;
     }
 }
 

@@ -19,27 +19,23 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
-use super::{DeviceQueue, DeviceView, Dispatch};
+use super::bits::Bits;
+use super::{Collecting, DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
-use crate::nand::{Layout, NONE};
-use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
+use crate::nand::Layout;
+use crate::sim::txn::{ReqId, Txn, TxnId};
 
 struct Batch {
-    /// Parallel units used, one bit each.
-    occ: Vec<u64>,
+    /// Parallel units used.
+    occ: Bits,
     txns: Vec<TxnId>,
     reqs: Vec<ReqId>,
     born: Time,
 }
 
 impl Batch {
-    fn conflicts(&self, units: &[u64]) -> bool {
-        self.occ.iter().zip(units).any(|(a, b)| a & b != 0)
-    }
-    fn add(&mut self, units: &[u64], txns: &[TxnId], req: ReqId) {
-        for (a, b) in self.occ.iter_mut().zip(units) {
-            *a |= b;
-        }
+    fn add(&mut self, units: &Bits, txns: &[TxnId], req: ReqId) {
+        self.occ.union_with(units);
         self.txns.extend_from_slice(txns);
         self.reqs.push(req);
     }
@@ -47,17 +43,11 @@ impl Batch {
 
 pub struct Piq {
     dies_per_unit: u32,
-    words: usize,
     max_age: u64,
     queue_depth: usize,
     /// Requests released to the chips that have not completed.
     in_flight: FxHashSet<ReqId>,
-    /// Transactions of the request being pushed (its transactions arrive one after another).
-    pending: Vec<TxnId>,
-    pending_req: ReqId,
-    pending_read: bool,
-    pending_units: Vec<u64>,
-    pending_born: Time,
+    pending: Collecting,
     batches: VecDeque<Batch>,
     releasing: VecDeque<TxnId>,
     held: usize,
@@ -68,18 +58,12 @@ impl Piq {
     pub fn new(layout: Layout, die_granularity: bool, max_age: u64, queue_depth: u32) -> Self {
         let dies_per_unit = if die_granularity { 1 } else { layout.dies_per_chip };
         let units = (layout.dies() / dies_per_unit) as usize;
-        let words = units.div_ceil(64);
         Piq {
             dies_per_unit,
-            words,
             max_age,
             queue_depth: queue_depth.max(1) as usize,
             in_flight: FxHashSet::default(),
-            pending: Vec::new(),
-            pending_req: NONE,
-            pending_read: false,
-            pending_units: vec![0; words],
-            pending_born: 0,
+            pending: Collecting::new(units),
             batches: VecDeque::new(),
             releasing: VecDeque::new(),
             held: 0,
@@ -94,28 +78,27 @@ impl Piq {
 
     /// Put the request being collected into a batch.
     fn place_pending(&mut self) {
-        if self.pending.is_empty() {
+        if self.pending.txns.is_empty() {
             return;
         }
-        let units = std::mem::replace(&mut self.pending_units, vec![0; self.words]);
-        let txns = std::mem::take(&mut self.pending);
+        let (units, txns) = (&self.pending.units, &self.pending.txns);
         let qd = self.queue_depth;
-        let fits = |b: &Batch| b.reqs.len() < qd && !b.conflicts(&units);
-        let slot = if self.pending_read {
+        let fits = |b: &Batch| b.reqs.len() < qd && !b.occ.intersects(units);
+        let slot = if self.pending.read {
             self.batches.iter().position(fits)
         } else {
             self.batches.back().filter(|b| fits(b)).map(|_| self.batches.len() - 1)
         };
-        let req = self.pending_req;
+        let req = self.pending.req;
         match slot {
-            Some(i) => self.batches[i].add(&units, &txns, req),
+            Some(i) => self.batches[i].add(units, txns, req),
             None => {
-                let mut b = Batch { occ: vec![0; self.words], txns: Vec::new(), reqs: Vec::new(), born: self.pending_born };
-                b.add(&units, &txns, req);
+                let mut b = Batch { occ: Bits::like(units), txns: Vec::new(), reqs: Vec::new(), born: self.pending.born };
+                b.add(units, txns, req);
                 self.batches.push_back(b);
             }
         }
-        self.pending_req = NONE;
+        self.pending.placed();
     }
 }
 
@@ -125,15 +108,11 @@ impl DeviceQueue for Piq {
     }
 
     fn push(&mut self, id: TxnId, txn: &Txn) {
-        if txn.req != self.pending_req {
+        if self.pending.starts(txn) {
             self.place_pending();
-            self.pending_req = txn.req;
-            self.pending_read = txn.kind == TxnKind::HostRead;
-            self.pending_born = txn.enqueued;
+            self.pending.begin(txn);
         }
-        let unit = (txn.die / self.dies_per_unit) as usize;
-        self.pending_units[unit / 64] |= 1 << (unit % 64);
-        self.pending.push(id);
+        self.pending.add(id, txn.die / self.dies_per_unit);
         self.held += 1;
     }
 
@@ -144,9 +123,8 @@ impl DeviceQueue for Piq {
             let old = device.now.saturating_sub(head.born) > self.max_age;
             let fits = self.in_flight.len() + head.reqs.len() <= self.queue_depth;
             let idle = || {
-                let units = head.occ.iter().enumerate().flat_map(|(w, &bits)| (0..64).filter(move |i| bits >> i & 1 == 1).map(move |i| w as u32 * 64 + i));
                 let dpu = self.dies_per_unit;
-                units.into_iter().all(|u| (u * dpu..(u + 1) * dpu).all(|d| !(device.die_busy)(d)))
+                head.occ.members().all(|u| (u * dpu..(u + 1) * dpu).all(|d| !(device.die_busy)(d)))
             };
             if !old && !(fits && (self.dispatch == Dispatch::QueueDepth || idle())) {
                 return None; // the controller cannot take the whole batch yet, or its units are busy
@@ -174,6 +152,7 @@ impl DeviceQueue for Piq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::txn::TxnKind;
     use crate::config::{Options, Settings};
 
     fn layout() -> Layout {

@@ -24,60 +24,11 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
-use super::{DeviceQueue, DeviceView, Dispatch};
+pub use super::bits::Bits;
+use super::{Collecting, DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
-use crate::sim::txn::{Placement, ReqId, Txn, TxnId, TxnKind};
-
-/// A set of chips or channels, one bit each.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Bits(Vec<u64>);
-
-impl Bits {
-    pub fn new(n: usize) -> Self {
-        Bits(vec![0; n.div_ceil(64)])
-    }
-    pub fn of(n: usize, members: &[u32]) -> Self {
-        let mut b = Bits::new(n);
-        for &m in members {
-            b.insert(m);
-        }
-        b
-    }
-    #[inline]
-    pub fn insert(&mut self, i: u32) {
-        self.0[i as usize / 64] |= 1 << (i % 64);
-    }
-    #[inline]
-    pub fn intersects(&self, o: &Bits) -> bool {
-        self.0.iter().zip(&o.0).any(|(a, b)| a & b != 0)
-    }
-    #[inline]
-    pub fn union_with(&mut self, o: &Bits) {
-        for (a, b) in self.0.iter_mut().zip(&o.0) {
-            *a |= b;
-        }
-    }
-    #[inline]
-    pub fn contains(&self, i: u32) -> bool {
-        self.0[i as usize / 64] >> (i % 64) & 1 == 1
-    }
-    pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut rest = bits;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let i = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    w as u32 * 64 + i
-                })
-            })
-        })
-    }
-    fn clear(&mut self) {
-        self.0.iter_mut().for_each(|w| *w = 0);
-    }
-}
+use crate::sim::txn::{Placement, ReqId, Txn, TxnId};
 
 /// Requests with no channel in common.
 #[derive(Debug, Clone)]
@@ -125,7 +76,7 @@ impl<R: Copy> HierQueue<R> {
                         b.born = now;
                         b
                     }
-                    None => ChipBatch { chips: Bits(vec![0; chips.0.len()]), channel_batches: Vec::new(), len: 0, issued: 0, born: now },
+                    None => ChipBatch { chips: Bits::like(chips), channel_batches: Vec::new(), len: 0, issued: 0, born: now },
                 };
                 self.batches.push_back(b);
                 self.batches.len() - 1
@@ -140,7 +91,7 @@ impl<R: Copy> HierQueue<R> {
             Some(j) => j,
             None => {
                 if used == b.channel_batches.len() {
-                    b.channel_batches.push(ChannelBatch { channels: Bits(vec![0; channels.0.len()]), reqs: Vec::new() });
+                    b.channel_batches.push(ChannelBatch { channels: Bits::like(channels), reqs: Vec::new() });
                 }
                 used
             }
@@ -192,11 +143,7 @@ pub struct Vios {
     /// Requests issued to the chips that have not completed.
     in_flight: FxHashSet<ReqId>,
     /// The request whose transactions are being pushed (they arrive one after another).
-    pending: Vec<TxnId>,
-    pending_req: ReqId,
-    pending_read: bool,
-    pending_chips: Bits,
-    pending_born: Time,
+    pending: Collecting,
     releasing: VecDeque<TxnId>,
     held: usize,
     dispatch: Dispatch,
@@ -220,11 +167,7 @@ impl Vios {
             channels: Bits::new(layout.channels as usize),
             claimed: Bits::new(layout.chips() as usize),
             in_flight: FxHashSet::default(),
-            pending: Vec::new(),
-            pending_req: NONE,
-            pending_read: false,
-            pending_chips: Bits::new(layout.chips() as usize),
-            pending_born: 0,
+            pending: Collecting::new(layout.chips() as usize),
             releasing: VecDeque::new(),
             held: 0,
             dispatch: Dispatch::QueueDepth,
@@ -255,7 +198,7 @@ impl Vios {
 
     /// Put the request being collected into its queue and count it in the chip-state vector.
     fn place_pending(&mut self) {
-        if self.pending.is_empty() {
+        if self.pending.txns.is_empty() {
             return;
         }
         let slot = self.free_slots.pop().unwrap_or_else(|| {
@@ -263,20 +206,19 @@ impl Vios {
             (self.waiting.len() - 1) as Slot
         });
         let w = &mut self.waiting[slot as usize];
-        w.req = self.pending_req;
+        w.req = self.pending.req;
         w.chips.clear();
-        w.chips.extend(self.pending_chips.members());
+        w.chips.extend(self.pending.units.members());
         w.txns.clear();
-        w.txns.append(&mut self.pending);
+        w.txns.append(&mut self.pending.txns);
         self.channels.clear();
         for &c in &w.chips {
             self.nr[c as usize] += 1;
             self.channels.insert(self.layout.channel_of_chip(c));
         }
-        let q = if self.pending_read { &mut self.reads } else { &mut self.writes };
-        q.insert(slot, &self.pending_chips, &self.channels, self.pending_born);
-        self.pending_chips.clear();
-        self.pending_req = NONE;
+        let q = if self.pending.read { &mut self.reads } else { &mut self.writes };
+        q.insert(slot, &self.pending.units, &self.channels, self.pending.born);
+        self.pending.placed();
     }
 
     /// Issue the head chip batch of `reads` or `writes`: its requests leave the chip-state vector
@@ -368,14 +310,11 @@ impl DeviceQueue for Vios {
     }
 
     fn push(&mut self, id: TxnId, txn: &Txn) {
-        if txn.req != self.pending_req {
+        if self.pending.starts(txn) {
             self.place_pending();
-            self.pending_req = txn.req;
-            self.pending_read = txn.kind == TxnKind::HostRead;
-            self.pending_born = txn.enqueued;
+            self.pending.begin(txn);
         }
-        self.pending_chips.insert(self.layout.chip_of_die(txn.die));
-        self.pending.push(id);
+        self.pending.add(id, self.layout.chip_of_die(txn.die));
         self.held += 1;
     }
 
@@ -424,6 +363,7 @@ impl DeviceQueue for Vios {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::txn::TxnKind;
     use crate::hil::Dispatch;
 
     /// The paper's Fig. 3 drive: 8 chips on 4 channels, chips numbered channel first (Eq. 1's

@@ -196,7 +196,6 @@ impl Simulator {
             };
             self.tsu.take_companions(die, ppd as usize - 1, &mut fits, &mut picked);
         }
-        let now = self.now;
         let mut joined = 0;
         for &c in &picked {
             let x = *self.txns.get(c);
@@ -215,7 +214,6 @@ impl Simulator {
                 let ppn = self.ftl.allocate(x.plane, who).expect("the page was peeked free");
                 self.place_write(c, x.lpn, ppn);
             }
-            self.txns.get_mut(c).die_wait = now - x.enqueued;
             self.flash.dies[die as usize].join(c);
             joined += 1;
         }

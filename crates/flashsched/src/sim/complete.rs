@@ -6,7 +6,7 @@ use super::txn::{ReqId, TxnId};
 use super::{RequestLogRow, Simulator};
 use crate::host::HostRequestView;
 use crate::nand::NONE;
-use crate::stats::Breakdown;
+use crate::stats::{Breakdown, DeviceCounters};
 use crate::trace::Op;
 use crate::workload::HostRequest;
 
@@ -16,15 +16,21 @@ impl Simulator {
         self.intervals.close(f.total_free_blocks(), f.min_free_blocks(), f.counters.gc_invocations, f.counters.erases);
     }
 
-    /// Warm-up is over: counters and utilisation from here on are what the report shows.
-    pub(super) fn begin_measurement(&mut self) {
-        self.measure_start = Some(self.now);
+    /// The device counters so far, with those the FTL and the flash controller keep themselves.
+    pub(super) fn device_counters(&self) -> DeviceCounters {
         let mut c = self.counters;
         c.gc_invocations = self.ftl.counters.gc_invocations;
         c.commands = self.flash.command_totals();
         c.gc_pages_moved = self.ftl.counters.gc_pages_moved;
         c.erases = self.ftl.counters.erases;
         c.trimmed_pages = self.ftl.counters.trimmed_pages;
+        c
+    }
+
+    /// Warm-up is over: counters and utilisation from here on are what the report shows.
+    pub(super) fn begin_measurement(&mut self) {
+        self.measure_start = Some(self.now);
+        let c = self.device_counters();
         self.snapshot = c;
         self.chan_snapshot = self.flash.channels.iter().map(|c| c.busy_ns()).collect();
         self.die_snapshot = self.flash.dies.iter().map(|d| d.busy_ns()).collect();

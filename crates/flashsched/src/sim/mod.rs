@@ -175,20 +175,11 @@ pub struct Simulator {
     /// Reused buffers: a finished command's other transactions, and those packing picks.
     finish_scratch: Vec<TxnId>,
     pick_scratch: Vec<TxnId>,
-    /// Speed-aware placement: per plane, the FTL frontier generation seen and the steps it offers
-    /// fast and slow writes (0: none), allocated on first use (`placement`).
-    frontier: Vec<(u32, u16, u16)>,
     /// The device queue marks writes for speed-aware placement (VIOS) and the drive's blocks
     /// differ in speed: `place_by_speed` has something to do.
     hil_places: bool,
-    /// Speed-aware placement: per plane, the FTL free-set generation seen and the fastest and
-    /// slowest steps among its free blocks (0: not computed).
-    free_range: Vec<(u32, u16, u16)>,
-    /// Speed-aware placement: per plane, the free-set generation and direction (fastest?) its
-    /// next block was last picked for.
-    promoted: Vec<(u32, bool)>,
-    /// Speed-aware placement: per chip, its fastest and slowest frontiers (`placement`).
-    chip_extremes: Vec<placement::ChipExtremes>,
+    /// What speed-aware placement caches between writes (`placement`).
+    speed: placement::SpeedCache,
 }
 
 impl Simulator {
@@ -253,11 +244,8 @@ impl Simulator {
             pending_dies: Vec::new(),
             finish_scratch: Vec::new(),
             pick_scratch: Vec::new(),
-            frontier: Vec::new(),
             hil_places,
-            free_range: Vec::new(),
-            promoted: Vec::new(),
-            chip_extremes: Vec::new(),
+            speed: placement::SpeedCache::default(),
         })
     }
 
@@ -373,12 +361,7 @@ impl Simulator {
     }
 
     fn finish(self) -> RunOutcome {
-        let mut c = self.counters;
-        c.gc_invocations = self.ftl.counters.gc_invocations;
-        c.commands = self.flash.command_totals();
-        c.gc_pages_moved = self.ftl.counters.gc_pages_moved;
-        c.erases = self.ftl.counters.erases;
-        c.trimmed_pages = self.ftl.counters.trimmed_pages;
+        let c = self.device_counters();
         let start = self.measure_start.unwrap_or(0);
         RunOutcome {
             read: self.read,

@@ -13,7 +13,6 @@
 use super::txn::{Placement, TxnId};
 use super::Simulator;
 use crate::ftl::Writer;
-use crate::nand::latency::ProgramMode;
 use crate::nand::NONE;
 
 /// A plane that must open a block picks among the first this many of its free blocks in the
@@ -25,7 +24,7 @@ const OPEN_WINDOW: usize = 64;
 /// Per chip: the planes whose frontier blocks program fastest and slowest, and their steps
 /// (`NONE` when no plane of the chip can take a host write), for the FTL generation `gen`.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct ChipExtremes {
+struct ChipExtremes {
     gen: u32,
     fastest: (u32, u16),
     slowest: (u32, u16),
@@ -35,13 +34,32 @@ impl ChipExtremes {
     const STALE: ChipExtremes = ChipExtremes { gen: u32::MAX, fastest: (NONE, 0), slowest: (NONE, 0) };
 }
 
+/// What speed-aware placement keeps between writes, each part allocated on first use and valid
+/// while the FTL generation it records is current.
+#[derive(Debug, Default)]
+pub(super) struct SpeedCache {
+    /// Per plane: the frontier generation seen and the steps the plane offers a fast and a slow
+    /// write (0: none).
+    frontier: Vec<(u32, u16, u16)>,
+    /// Per plane: the free-set generation seen and the fastest and slowest steps among the free
+    /// blocks it would open next (0: not computed).
+    free_range: Vec<(u32, u16, u16)>,
+    /// Per plane: the free-set generation and direction (fastest?) its next block was last
+    /// picked for.
+    promoted: Vec<(u32, bool)>,
+    /// Per chip: its fastest and slowest frontiers.
+    chip_extremes: Vec<ChipExtremes>,
+}
+
 impl Simulator {
     /// Move the host write `t` to the plane of its chip its placement asks for, and have that
     /// plane open its fastest (slowest) free block if it needs a new one.
     #[inline(never)]
     pub(super) fn place_by_speed(&mut self, t: TxnId) {
+        // Only called when the device queue places writes, blocks differ and host writes program
+        // at their block's own speed (`Simulator::hil_places`).
         let x = *self.txns.get(t);
-        if self.flash.host_mode != ProgramMode::Native || x.place == Placement::Static {
+        if x.place == Placement::Static {
             return;
         }
         let fast = x.place == Placement::Fastest;
@@ -61,10 +79,10 @@ impl Simulator {
             // Skip the scan when this plane's next block was already picked for this kind of
             // write and its free blocks have not changed since.
             let mark = (self.ftl.planes[plane as usize].free_gen, fast);
-            if self.promoted.is_empty() {
-                self.promoted = vec![(u32::MAX, false); self.layout.planes() as usize];
+            if self.speed.promoted.is_empty() {
+                self.speed.promoted = vec![(u32::MAX, false); self.layout.planes() as usize];
             }
-            if self.promoted[plane as usize] != mark {
+            if self.speed.promoted[plane as usize] != mark {
                 let step = |b: u32| self.flash.latency.detected_step(b).unwrap_or(0);
                 let free = self.ftl.free_list(plane);
                 let window = free.iter().copied().take(OPEN_WINDOW);
@@ -72,7 +90,7 @@ impl Simulator {
                 if let Some(b) = pick.filter(|&b| Some(&b) != free.front()) {
                     self.ftl.open_next(plane, b);
                 }
-                self.promoted[plane as usize] = mark;
+                self.speed.promoted[plane as usize] = mark;
             }
         }
     }
@@ -80,15 +98,15 @@ impl Simulator {
     /// The first plane of `chip` with the fastest offer, and the first with the slowest, cached
     /// until a frontier of the chip moves.
     fn chip_extremes(&mut self, chip: u32) -> ChipExtremes {
-        if self.chip_extremes.is_empty() {
-            self.chip_extremes = vec![ChipExtremes::STALE; self.layout.chips() as usize];
+        if self.speed.chip_extremes.is_empty() {
+            self.speed.chip_extremes = vec![ChipExtremes::STALE; self.layout.chips() as usize];
         }
         let gen = self.ftl.chip_frontier_gen(chip);
-        if self.chip_extremes[chip as usize].gen == gen {
-            let e = self.chip_extremes[chip as usize];
+        if self.speed.chip_extremes[chip as usize].gen == gen {
+            let e = self.speed.chip_extremes[chip as usize];
             #[cfg(debug_assertions)]
             {
-                self.chip_extremes[chip as usize].gen = u32::MAX;
+                self.speed.chip_extremes[chip as usize].gen = u32::MAX;
                 let fresh = self.chip_extremes(chip);
                 debug_assert!(fresh.fastest == e.fastest && fresh.slowest == e.slowest, "stale extremes for chip {chip}");
             }
@@ -107,7 +125,7 @@ impl Simulator {
                 }
             }
         }
-        self.chip_extremes[chip as usize] = e;
+        self.speed.chip_extremes[chip as usize] = e;
         e
     }
 
@@ -115,11 +133,11 @@ impl Simulator {
     /// for both, or, when it must open a block, its fastest and slowest free blocks'. `None`: no
     /// page for a host write, or no variation. Cached per plane until its frontier moves.
     fn offers(&mut self, plane: u32) -> Option<(u16, u16)> {
-        if self.frontier.is_empty() {
-            self.frontier = vec![(u32::MAX, 0, 0); self.layout.planes() as usize];
+        if self.speed.frontier.is_empty() {
+            self.speed.frontier = vec![(u32::MAX, 0, 0); self.layout.planes() as usize];
         }
         let gen = self.ftl.planes[plane as usize].frontier_gen;
-        let (seen, f, s) = self.frontier[plane as usize];
+        let (seen, f, s) = self.speed.frontier[plane as usize];
         if seen == gen {
             #[cfg(debug_assertions)]
             debug_assert_eq!(self.compute_offers(plane).unwrap_or((0, 0)), (f, s), "stale offers for plane {plane}");
@@ -127,7 +145,7 @@ impl Simulator {
         }
         let o = self.compute_offers(plane);
         let (f, s) = o.unwrap_or((0, 0));
-        self.frontier[plane as usize] = (self.ftl.planes[plane as usize].frontier_gen, f, s);
+        self.speed.frontier[plane as usize] = (self.ftl.planes[plane as usize].frontier_gen, f, s);
         o
     }
 
@@ -139,11 +157,11 @@ impl Simulator {
             return Some((s, s));
         }
         // The free blocks' fastest and slowest steps change only with the set of free blocks.
-        if self.free_range.is_empty() {
-            self.free_range = vec![(u32::MAX, 0, 0); self.layout.planes() as usize];
+        if self.speed.free_range.is_empty() {
+            self.speed.free_range = vec![(u32::MAX, 0, 0); self.layout.planes() as usize];
         }
         let gen = self.ftl.planes[plane as usize].free_gen;
-        let (seen, f, w) = self.free_range[plane as usize];
+        let (seen, f, w) = self.speed.free_range[plane as usize];
         if seen == gen && f != 0 {
             return Some((f, w));
         }
@@ -153,7 +171,7 @@ impl Simulator {
             range = Some(range.map_or((s, s), |(f, w)| (f.max(s), w.min(s))));
         }
         let (f, w) = range.unwrap_or((0, 0));
-        self.free_range[plane as usize] = (gen, f, w);
+        self.speed.free_range[plane as usize] = (gen, f, w);
         range
     }
 }
