@@ -25,7 +25,7 @@
 
 use crate::config::Settings;
 use crate::nand::{Layout, Ppn};
-use crate::sim::txn::TxnKind;
+use crate::nand::latency::NandOpKind;
 
 /// Which operations of one die may share a multi-plane command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,11 +65,11 @@ impl Advanced {
     /// Page `cand` (another plane of the same die) may join a multi-plane command whose first
     /// operation is on page `lead`. For erases both are the blocks' first pages.
     #[inline]
-    pub fn plane_pair_ok(&self, layout: &Layout, class: CmdClass, lead: Ppn, cand: Ppn) -> bool {
+    pub fn plane_pair_ok(&self, layout: &Layout, class: NandOpKind, lead: Ppn, cand: Ppn) -> bool {
         let in_plane = |p: Ppn| p % layout.pages_per_plane;
         match (self.multi_plane, class) {
             (MultiPlane::Off, _) => false,
-            (MultiPlane::SamePage, CmdClass::Erase) => true,
+            (MultiPlane::SamePage, NandOpKind::Erase) => true,
             (MultiPlane::SamePage, _) => lead % layout.pages_per_block == cand % layout.pages_per_block,
             (MultiPlane::SameBlockPage, _) => in_plane(lead) == in_plane(cand),
         }
@@ -82,26 +82,8 @@ impl Advanced {
     }
 }
 
-/// The three classes of flash command; operations of one class may share a multi-plane command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmdClass {
-    Read,
-    Program,
-    Erase,
-}
-
-impl CmdClass {
-    #[inline]
-    pub fn of(kind: TxnKind) -> CmdClass {
-        match kind {
-            TxnKind::HostRead | TxnKind::GcRead => CmdClass::Read,
-            TxnKind::HostWrite | TxnKind::GcWrite => CmdClass::Program,
-            TxnKind::Erase => CmdClass::Erase,
-        }
-    }
-}
-
-/// Commands issued to one chip, by class (index: read, program, erase), and the operations
+/// Commands issued to one chip, by the kind of operation (index: read, program, erase; operations
+/// of one kind may share a multi-plane command), and the operations
 /// (pages, or blocks for erases) they carried. Slacker's estimator (paper 003 §5.1) needs the share
 /// of operations served by advanced commands: `multi_plane_ops / ops`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -119,7 +101,7 @@ pub struct CommandCounts {
 impl CommandCounts {
     /// One command of `class` carrying `n` operations.
     #[inline]
-    pub fn count(&mut self, class: CmdClass, n: u32) {
+    pub fn count(&mut self, class: NandOpKind, n: u32) {
         let i = class as usize;
         self.commands[i] += 1;
         self.ops[i] += n as u64;
@@ -186,15 +168,15 @@ mod tests {
         let d = ppp + 4;
         let mq = adv(MultiPlane::SamePage);
         let ss = adv(MultiPlane::SameBlockPage);
-        assert!(mq.plane_pair_ok(&l, CmdClass::Program, a, b) && ss.plane_pair_ok(&l, CmdClass::Program, a, b));
-        assert!(mq.plane_pair_ok(&l, CmdClass::Read, a, c), "MQSim: only the page offset matters");
-        assert!(!ss.plane_pair_ok(&l, CmdClass::Read, a, c), "SSDSim: the block index must match too");
-        assert!(!mq.plane_pair_ok(&l, CmdClass::Program, a, d) && !ss.plane_pair_ok(&l, CmdClass::Program, a, d));
+        assert!(mq.plane_pair_ok(&l, NandOpKind::Program, a, b) && ss.plane_pair_ok(&l, NandOpKind::Program, a, b));
+        assert!(mq.plane_pair_ok(&l, NandOpKind::Read, a, c), "MQSim: only the page offset matters");
+        assert!(!ss.plane_pair_ok(&l, NandOpKind::Read, a, c), "SSDSim: the block index must match too");
+        assert!(!mq.plane_pair_ok(&l, NandOpKind::Program, a, d) && !ss.plane_pair_ok(&l, NandOpKind::Program, a, d));
         // Erases: any blocks (MQSim), the same block index (SSDSim).
-        assert!(mq.plane_pair_ok(&l, CmdClass::Erase, 0, ppp + ppb));
-        assert!(!ss.plane_pair_ok(&l, CmdClass::Erase, 0, ppp + ppb));
-        assert!(ss.plane_pair_ok(&l, CmdClass::Erase, ppb, ppp + ppb));
-        assert!(!adv(MultiPlane::Off).plane_pair_ok(&l, CmdClass::Program, a, b));
+        assert!(mq.plane_pair_ok(&l, NandOpKind::Erase, 0, ppp + ppb));
+        assert!(!ss.plane_pair_ok(&l, NandOpKind::Erase, 0, ppp + ppb));
+        assert!(ss.plane_pair_ok(&l, NandOpKind::Erase, ppb, ppp + ppb));
+        assert!(!adv(MultiPlane::Off).plane_pair_ok(&l, NandOpKind::Program, a, b));
     }
 
     #[test]
@@ -208,16 +190,16 @@ mod tests {
     #[test]
     fn counts_split_single_and_multi_plane() {
         let mut c = CommandCounts::default();
-        c.count(CmdClass::Program, 1);
-        c.count(CmdClass::Program, 3);
-        c.count(CmdClass::Read, 2);
+        c.count(NandOpKind::Program, 1);
+        c.count(NandOpKind::Program, 3);
+        c.count(NandOpKind::Read, 2);
         assert_eq!(c.commands, [1, 2, 0]);
         assert_eq!(c.multi_plane, [1, 1, 0]);
         assert_eq!(c.ops, [2, 4, 0]);
         assert_eq!(c.multi_plane_ops, [2, 3, 0]);
         // A chip's counts are its dies' together (two dies per chip here).
         let mut other = CommandCounts::default();
-        other.count(CmdClass::Erase, 2);
+        other.count(NandOpKind::Erase, 2);
         let per_die = [CommandCounts::default(), CommandCounts::default(), c, other];
         let chip1 = CommandCounts::of_chip(&per_die, 1, 2);
         assert_eq!((chip1.commands, chip1.ops), ([1, 2, 1], [2, 4, 2]));

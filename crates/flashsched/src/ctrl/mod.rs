@@ -32,7 +32,7 @@ pub mod ecc;
 pub mod suspend;
 
 pub use channel::{BusTiming, Channel, Grant};
-pub use command::{Advanced, CmdClass, CommandCounts, MultiPlane};
+pub use command::{Advanced, CommandCounts, MultiPlane};
 pub use die::{AfterArray, Die, Phase, Step, StepEnd};
 pub use ecc::{EccDecoders, EccModel};
 pub use suspend::{SuspendAt, SuspendConfig, Suspension};

@@ -35,9 +35,10 @@ pub enum ProgramMode {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NandOpKind {
-    Read,
-    Program,
-    Erase,
+    // The values index per-kind counters (`ctrl::CommandCounts`).
+    Read = 0,
+    Program = 1,
+    Erase = 2,
 }
 
 /// One array operation as the latency model sees it.

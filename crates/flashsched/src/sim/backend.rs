@@ -4,7 +4,7 @@
 use super::event::Ev;
 use super::txn::{Txn, TxnId, TxnKind};
 use super::Simulator;
-use crate::ctrl::{AfterArray, CmdClass, Grant, MultiPlane, Phase, Step, StepEnd, Suspension};
+use crate::ctrl::{AfterArray, Grant, MultiPlane, Phase, Step, StepEnd, Suspension};
 use crate::engine::Time;
 use crate::ftl::Writer;
 use crate::nand::latency::ProgramMode;
@@ -140,7 +140,7 @@ impl Simulator {
         self.txns.get_mut(t).die_wait = now - txn.enqueued;
         self.flash.dies[die as usize].begin(t, phase, now);
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
-        self.flash.commands[die as usize].count(CmdClass::of(txn.kind), 1 + joined);
+        self.flash.commands[die as usize].count(txn.kind.op(), 1 + joined);
         if self.flash.skips_bus(phase) {
             // A zero-length command needs no bus time: go straight to the array.
             self.start_array(die);
@@ -171,7 +171,7 @@ impl Simulator {
             // One plane, or a read of a never-written page: nothing to line up with.
             return 0;
         }
-        let class = CmdClass::of(l.kind);
+        let class = l.kind.op();
         let mut planes = 1u64 << (l.plane % ppd);
         let mut picked = std::mem::take(&mut self.pick_scratch);
         {
@@ -179,7 +179,7 @@ impl Simulator {
             let mut fits = |c: TxnId| {
                 let x = &txns[c as usize];
                 let bit = 1u64 << (x.plane % ppd);
-                if planes & bit != 0 || CmdClass::of(x.kind) != class {
+                if planes & bit != 0 || x.kind.op() != class {
                     return false;
                 }
                 let page = match x.kind {

@@ -2,7 +2,7 @@
 //! piece of a host request, or one step of garbage collection, and the times it accumulates.
 
 use crate::engine::Time;
-use crate::nand::latency::ProgramMode;
+use crate::nand::latency::{NandOpKind, ProgramMode};
 use crate::nand::{Lpn, Ppn};
 
 pub type TxnId = u32;
@@ -26,6 +26,15 @@ impl TxnKind {
     }
     pub fn is_gc(self) -> bool {
         matches!(self, TxnKind::GcRead | TxnKind::GcWrite | TxnKind::Erase)
+    }
+    /// The flash operation it is (reads and GC reads, writes and GC writes, erases).
+    #[inline]
+    pub fn op(self) -> NandOpKind {
+        match self {
+            TxnKind::HostRead | TxnKind::GcRead => NandOpKind::Read,
+            TxnKind::HostWrite | TxnKind::GcWrite => NandOpKind::Program,
+            TxnKind::Erase => NandOpKind::Erase,
+        }
     }
 }
 
