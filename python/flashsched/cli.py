@@ -105,6 +105,7 @@ def _parser() -> argparse.ArgumentParser:
     rpd.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="fix a config key for every run, replacing the experiment's grid values for it "
                           "(e.g. ftl.allocation.scheme=static, for an ablation); repeatable")
+    rpd.add_argument("--workloads", help="comma-separated workload names: run only these (e.g. src,mds)")
     rpd.add_argument("--workers", type=int)
     rpd.add_argument("--cluster")
     rpd.add_argument("-q", "--quiet", action="store_true")
@@ -356,14 +357,21 @@ def _reproduce(args: argparse.Namespace) -> int:
                 raise _core.ConfigError(f"--set {item}: expected KEY=VALUE, e.g. ftl.allocation.scheme=static")
             grid[key.strip()] = [_toml_value(value.strip())]
         out = reproduce.reproduce(args.name, args.output, requests=args.requests, workers=args.workers,
-                                  cluster=args.cluster, progress=not args.quiet, seeds=seeds, grid=grid or None)
+                                  cluster=args.cluster, progress=not args.quiet, seeds=seeds, grid=grid or None,
+                                  workloads=args.workloads.split(",") if args.workloads else None)
     except KeyError as e:
         raise _core.ConfigError(str(e.args[0])) from None
     import pandas as pd
 
     cmp = pd.read_csv(out / "comparison.csv")
+    if len(cmp) > 60 and "paper" in cmp.columns:
+        # Long comparisons (experiments with parts, sweeps across a parameter): print the rows with
+        # a paper number and the means over workloads; the file has every row.
+        cmp = cmp[cmp["paper"].notna() | (cmp["workload"] == "mean")]
+        cmp = cmp.drop(columns=[c for c in ("paper_source", "workload_kind") if c in cmp.columns])
+        print(f"(rows with a paper number, and means over workloads; every row is in {out / 'comparison.csv'})")
     if len(cmp):
-        print(cmp.to_string(index=False))
+        print(cmp.to_string(index=False, na_rep=""))
     print(f"\nresults, figure, comparison and report in {out}/", file=sys.stderr)
     return EXIT_OK
 

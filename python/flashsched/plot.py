@@ -3,6 +3,8 @@
 - :func:`latency_cdf`: latency CDF per policy (log x), or the tail CCDF (log-log) with ``tail=True``;
 - :func:`normalized_bars`: per-trace bars normalised to a baseline policy, with a geometric-mean
   group at the end (the figure style of all five papers);
+- :func:`ratio_lines`: a policy's metric as a percentage of another's against a swept parameter
+  (wear stage, chips, program latency), one line per trace, the mean bold, the paper's points beside;
 - :func:`erase_distribution`: per-block erase-count distribution per policy;
 - :func:`time_series`: throughput, latency or free blocks over simulated time.
 
@@ -114,6 +116,35 @@ def normalized_bars(table: "pd.DataFrame", metric: str, group: str, by: str, bas
     ax.set_ylabel(f"{metric} (normalised to {baseline})")
     ax.legend(title=by, fontsize="small", ncols=min(4, n_bars))
     ax.set_title(title or f"{metric} normalised to {baseline}")
+    return fig
+
+
+def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline", ax: "Axes | None" = None,
+                title: str | None = None) -> "Figure":
+    """Comparison rows (``reproduce`` ``ratio`` kind: columns ``workload``, ``across``,
+    ``flashsched``, ``ci95``, ``paper``) as lines against ``across``: one thin line per workload,
+    the ``mean`` row bold with its 95% interval, and the paper's values as black diamonds."""
+    fig, ax = _axes(ax, (6.0, 3.6))
+    for i, (wl, g) in enumerate(rows.groupby("workload", sort=False)):
+        g = g.sort_values(across)
+        if wl == "mean":
+            ax.errorbar(g[across], g["flashsched"], yerr=g["ci95"].fillna(0), color="black", linewidth=2.2,
+                        capsize=3, label="mean (95% CI)", zorder=3)
+            paper = g.dropna(subset=["paper"])
+            if len(paper):
+                ax.plot(paper[across], paper["paper"], "D", color="black", markerfacecolor="white",
+                        label="paper (mean)", zorder=4)
+        else:
+            ax.plot(g[across], g["flashsched"], marker=".", linewidth=0.9, alpha=0.8, label=str(wl),
+                    color=OKABE_ITO[i % 8], linestyle=["-", "--", ":", "-."][i // 8 % 4])
+            paper = g.dropna(subset=["paper"])
+            if len(paper):
+                ax.plot(paper[across], paper["paper"], "D", color=OKABE_ITO[i % 8], markerfacecolor="white")
+    ax.axhline(100.0, color="black", linewidth=0.6)
+    ax.set_xlabel(across)
+    ax.set_ylabel(ylabel if len(ylabel) < 40 else ylabel.split(": ", 1)[-1])
+    ax.legend(fontsize="x-small", ncols=3)
+    ax.set_title(title or ylabel)
     return fig
 
 

@@ -114,6 +114,24 @@ def render(table: "pd.DataFrame", title: str = "flashsched report", by: str | No
     return "\n".join(parts)
 
 
+def index(title: str, parts: Sequence[tuple[str, str]], paper: "pd.DataFrame", notes: str = "") -> str:
+    """The report of an experiment made of parts: a link to each part's own report, then every
+    part's paper-vs-simulator rows in one table."""
+    items = "".join(f"<li><a href='{html.escape(p)}/report.html'>{html.escape(p)}</a>: {html.escape(t)}</li>"
+                    for p, t in parts)
+    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+           f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    if notes:
+        out.append(f"<p class='note'>{html.escape(notes)}</p>")
+    out.append(f"<section id='parts'><h2>Parts</h2><ul>{items}</ul></section>")
+    if len(paper):
+        out.append("<section id='paper'><h2>Paper vs. simulator</h2>")
+        out.append(paper.to_html(index=False, border=0, na_rep=""))
+        out.append("</section>")
+    out.append("</body></html>\n")
+    return "\n".join(out)
+
+
 def write(table: "pd.DataFrame", output: str | Path, **kwargs: Any) -> Path:
     from .output import atomic_write_text
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 EXPERIMENTS = Path(__file__).with_name("experiments")
+ROOT = EXPERIMENTS.parents[2]  # the repository (python/flashsched/experiments)
 
 
 def names() -> list[str]:
@@ -47,13 +48,25 @@ def _workload_kinds(spec: dict[str, Any]) -> dict[str, str]:
     return kinds
 
 
+def _as_list(spec: Any) -> list[dict[str, Any]]:
+    """``[compare]`` / ``[figure]`` may be one table or an array of tables."""
+    return [] if not spec else list(spec) if isinstance(spec, list) else [spec]
+
+
 def comparison(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
+    """Paper vs. simulator, one row per compared number, for every ``[[compare]]`` block."""
     import pandas as pd
 
-    cmp = exp.get("compare")
-    if not cmp:
-        return pd.DataFrame()
+    frames = [f for f in (_comparison(exp, cmp, table) for cmp in _as_list(exp.get("compare"))) if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
+    import pandas as pd
+
     ok = table[table["status"] == "ok"]
+    if cmp.get("kind") == "ratio":
+        return _ratio(cmp, ok, _workload_kinds(exp["sweep"]))
     if cmp.get("kind") == "gain_over_best":
         return _gain_over_best(cmp, ok, _workload_kinds(exp["sweep"]))
     if cmp.get("kind") == "target_over_each":
@@ -144,34 +157,93 @@ def _target_over_each(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, 
     return pd.DataFrame(rows)
 
 
+def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
+    """Each of ``targets`` as a percentage of each of ``against`` (values of column ``by``), per
+    workload and, with ``across``, per value of that column too; the ratio is taken per seed
+    (paired) and given as the mean and 95% interval over seeds. A ``mean`` row per (target,
+    against, across) averages the per-workload ratios within each seed first, then over seeds: the
+    papers' "on average". ``where`` filters the runs; ``paper_values`` entries (``value`` plus any of
+    ``target``, ``against``, ``across``, ``workload``, default ``mean``) are matched to rows."""
+    import pandas as pd
+
+    for k, v in cmp.get("where", {}).items():
+        ok = ok[ok[k] == v]
+    by, metric, across = cmp["by"], cmp["metric"], cmp.get("across")
+    index = ["seed", "workload"] + ([across] if across else [])
+    t = ok.pivot_table(index=index, columns=by, values=metric, aggfunc="mean")
+    rows = []
+    for target in cmp["targets"]:
+        for other in cmp["against"]:
+            if target == other or target not in t.columns or other not in t.columns:
+                continue
+            pct = (100 * t[target] / t[other]).rename("pct").reset_index()
+            for key, g in pct.groupby(([across] if across else []) + ["workload"], sort=False):
+                a, wl = key if across else (None, key[0] if isinstance(key, tuple) else key)
+                rows.append(_ratio_row(cmp, kinds.get(str(wl), "?"), str(wl), target, other, a, g["pct"]))
+            # Mean over workloads within each seed, then over seeds.
+            means = pct.groupby(([across] if across else []) + ["seed"], sort=False)["pct"].mean().reset_index()
+            for a, g in means.groupby(across, sort=False) if across else [(None, means)]:
+                rows.append(_ratio_row(cmp, "all workloads", "mean", target, other, a, g["pct"]))
+    return pd.DataFrame(rows)
+
+
+def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any, across_value: Any,
+               values: "pd.Series") -> dict[str, Any]:
+    paper = None
+    for p in cmp.get("paper_values", []):
+        if (p.get("workload", "mean") == wl and str(p.get("target", target)) == str(target)
+                and str(p.get("against", other)) == str(other)
+                and (across_value is None or str(p.get("across", across_value)) == str(across_value))):
+            paper = p["value"]
+    across = {cmp["across"]: across_value} if cmp.get("across") else {}
+    return _row(cmp, {wl: kind}, wl, f"{cmp['metric']}: {target} as % of {other}", paper, values, **across)
+
+
 def policy_stats(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
     """Per workload, policy and metric (the compared one and ``report_metrics``): mean and 95%
     interval over the seeds."""
     import pandas as pd
 
-    cmp = exp.get("compare") or {}
-    by = cmp.get("by") or exp.get("figure", {}).get("by")
+    cmps = _as_list(exp.get("compare"))
+    by = next((c["by"] for c in cmps if c.get("by")), None) or next(
+        (f["by"] for f in _as_list(exp.get("figure")) if f.get("by")), None)
     if not by:
         return pd.DataFrame()
-    metrics = [m for m in [cmp.get("metric"), *cmp.get("report_metrics", [])] if m and m in table.columns]
+    wanted = [m for c in cmps for m in [c.get("metric"), *c.get("report_metrics", [])]]
+    metrics = [m for m in dict.fromkeys(wanted) if m and m in table.columns]
     ok = table[table["status"] == "ok"]
     rows = []
-    for (wl, policy), group in ok.groupby(["workload", by], sort=False):
+    keys = list(dict.fromkeys(["workload", by, *(c["across"] for c in cmps if c.get("across"))]))
+    for values, group in ok.groupby(keys, sort=False):
         for m in metrics:
             mean, ci, n = mean_ci(group[m])
-            rows.append({"workload": wl, by: policy, "metric": m, "mean": mean, "ci95": ci, "seeds": n})
+            rows.append({**dict(zip(keys, values)), "metric": m, "mean": mean, "ci95": ci, "seeds": n})
     return pd.DataFrame(rows)
 
 
 def reproduce(name: str, output: str | Path | None = None, *, requests: int | None = None,
               workers: int | None = None, cluster: str | None = None, progress: bool = True,
-              seeds: list[int] | None = None, grid: dict[str, list[Any]] | None = None) -> Path:
+              seeds: list[int] | None = None, grid: dict[str, list[Any]] | None = None,
+              workloads: list[str] | None = None) -> Path:
     """Run experiment ``name``; returns the output folder (default ``reproduce-NAME``). ``seeds``
-    replaces the experiment's seeds and ``grid`` entries replace (or add) grid keys: for quick
-    looks and tests."""
+    replaces the experiment's seeds, ``grid`` entries replace (or add) grid keys and ``workloads``
+    keeps only the named workloads: for quick looks and tests. An experiment with ``parts`` (a list
+    of other experiments' names) runs each into a sub-folder of the same name and gathers their
+    comparisons into one table and report; with ``workloads``, parts that have none of them are
+    left out."""
     exp = load(name)
+    out = Path(output or f"reproduce-{name}")
+    if "parts" in exp:
+        return _reproduce_parts(name, exp, out, requests=requests, workers=workers, cluster=cluster,
+                                progress=progress, seeds=seeds, grid=grid, workloads=workloads)
     spec = copy.deepcopy(exp["sweep"])
     spec["name"] = name
+    if workloads:
+        known = [w.get("name", "workload") for w in spec.get("workloads", [])]
+        unknown = sorted(set(workloads) - set(known))
+        if unknown:
+            raise KeyError(f"{name}: no workload named {', '.join(unknown)}; known: {', '.join(known)}")
+        spec["workloads"] = [w for w in spec["workloads"] if w.get("name", "workload") in workloads]
     if seeds:
         spec["seeds"] = list(seeds)
     if grid:
@@ -183,15 +255,21 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
         for cfg in configs if isinstance(configs, list) else [configs]:
             resolve(cfg, sets=[f"{k}={_scalar(v)}" for k, vs in grid.items() for v in list(vs)])
         spec.setdefault("grid", {}).update({k: list(v) for k, v in grid.items()})
+    for w in spec.get("workloads", []):
+        # Experiments name shared traces as ../shared/... from the repository root, wherever the
+        # user runs the command from.
+        if "trace" in w and not Path(w["trace"]).is_absolute() and (ROOT / w["trace"]).exists():
+            w["trace"] = str((ROOT / w["trace"]).resolve())
     if requests:
         for w in spec.get("workloads", []):
             if "profile" in w:
                 w["requests"] = requests
+            elif "trace" in w:
+                w.setdefault("set", {})["max_requests"] = requests  # the trace's first N
             elif w.get("set", {}).get("kind") == "jobs":
                 w["set"]["jobs.number_ios"] = requests  # per job
             else:
                 w.setdefault("set", {})["synthetic.requests"] = requests
-    out = Path(output or f"reproduce-{name}")
     out.mkdir(parents=True, exist_ok=True)
     table = sweep(spec, out / "results.parquet", workers=workers, cluster=cluster, progress=progress)
     failed = table[table["status"] != "ok"]
@@ -199,23 +277,74 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
         first = failed.iloc[0]
         raise _core.SimulationError(f"{name}: all {len(table)} runs failed (table in {out / 'results.parquet'}); "
                                     f"the first, workload {first['workload']}: {first['error']}")
-    fig_spec = exp.get("figure", {})
-    if fig_spec.get("kind") == "normalized_bars":
-        ok = table[table["status"] == "ok"]
-        for suffix in ("png", "pdf"):
-            fig = plot.normalized_bars(ok, fig_spec["metric"], fig_spec["group"], fig_spec["by"], fig_spec["baseline"],
-                                       title=exp.get("title"))
-            plot.save(fig, out / f"figure.{suffix}")
-        plot.normalized(ok, fig_spec["metric"], fig_spec["group"], fig_spec["by"], fig_spec["baseline"]).to_csv(
-            out / "figure.csv")
+    ok = table[table["status"] == "ok"]
     cmp = comparison(exp, table)
+    figures = _as_list(exp.get("figure"))
+    for i, fig_spec in enumerate(figures):
+        stem = "figure" if i == 0 else f"figure{i + 1}"
+        _figure(fig_spec, ok, cmp, out / stem, exp.get("title"))
     from .output import atomic_write_text
 
     atomic_write_text(out / "comparison.csv", cmp.to_csv(index=False, lineterminator="\n"))
     stats = policy_stats(exp, table)
     if len(stats):
         atomic_write_text(out / "policy_stats.csv", stats.to_csv(index=False, lineterminator="\n"))
-    report.write(table, out / "report.html", title=exp.get("title", name), by=fig_spec.get("by"),
-                 group=fig_spec.get("group"), baseline=fig_spec.get("baseline"),
+    first = next((f for f in figures if f.get("kind") == "normalized_bars"), figures[0] if figures else {})
+    report.write(table, out / "report.html", title=exp.get("title", name), by=first.get("by"),
+                 group=first.get("group"), baseline=first.get("baseline"),
                  paper=cmp.to_dict("records") if len(cmp) else None, notes=exp.get("notes", ""))
+    return out
+
+
+def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem: Path, title: str | None) -> None:
+    """Draw one ``[[figure]]``: ``normalized_bars`` (a metric per workload and policy over a
+    baseline policy; ``where`` filters the runs) or ``ratio_lines`` (the comparison rows whose
+    metric label is ``label``, against the ``across`` column, one line per workload)."""
+    kind = spec.get("kind")
+    title = spec.get("title", title)
+    if kind == "normalized_bars":
+        for k, v in spec.get("where", {}).items():
+            ok = ok[ok[k] == v]
+        for suffix in ("png", "pdf"):
+            fig = plot.normalized_bars(ok, spec["metric"], spec["group"], spec["by"], spec["baseline"], title=title)
+            plot.save(fig, stem.with_suffix(f".{suffix}"))
+        plot.normalized(ok, spec["metric"], spec["group"], spec["by"], spec["baseline"]).to_csv(stem.with_suffix(".csv"))
+    elif kind == "ratio_lines":
+        rows = cmp[cmp["metric"] == spec["label"]] if len(cmp) else cmp
+        if not len(rows):
+            return
+        for suffix in ("png", "pdf"):
+            fig = plot.ratio_lines(rows, spec["across"], ylabel=spec["label"], title=title)
+            plot.save(fig, stem.with_suffix(f".{suffix}"))
+        rows.to_csv(stem.with_suffix(".csv"), index=False)
+    else:
+        raise ValueError(f"figure kind {kind!r}: expected normalized_bars or ratio_lines")
+
+
+def _reproduce_parts(name: str, exp: dict[str, Any], out: Path, **kwargs: Any) -> Path:
+    import pandas as pd
+
+    from .output import atomic_write_text
+
+    frames, links = [], []
+    parts = list(exp["parts"])
+    wanted = kwargs.pop("workloads", None)
+    if wanted:
+        has = {p: {w.get("name", "workload") for w in load(p)["sweep"].get("workloads", [])} for p in parts}
+        unknown = sorted(set(wanted) - set().union(*has.values()))
+        if unknown:
+            raise KeyError(f"{name}: no part has a workload named {', '.join(unknown)}")
+    for part in parts:
+        mine = [w for w in wanted if w in has[part]] if wanted else None
+        if wanted and not mine:
+            continue
+        sub = reproduce(part, out / part, workloads=mine, **kwargs)
+        links.append((part, load(part).get("title", part)))
+        cmp = pd.read_csv(sub / "comparison.csv") if (sub / "comparison.csv").stat().st_size > 1 else pd.DataFrame()
+        if len(cmp):
+            cmp.insert(0, "part", part)
+            frames.append(cmp)
+    cmp = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    atomic_write_text(out / "comparison.csv", cmp.to_csv(index=False, lineterminator="\n"))
+    atomic_write_text(out / "report.html", report.index(exp.get("title", name), links, cmp, exp.get("notes", "")))
     return out

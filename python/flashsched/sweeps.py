@@ -21,6 +21,9 @@ A spec (TOML file or dict)::
     requests = 20000
 
 ``[[runs]]`` tables instead of (or besides) ``[grid]`` give an explicit list of override sets.
+``[[variants]]`` tables name a policy made of several keys (``name = "vios-static"``, ``set =
+{"hil.scheduler" = "vios", "hil.vios.unconflicted" = "static"}``); every grid combination is run
+under every variant, and the table's ``variant`` column holds the name.
 Each run is identified by a hash of its resolved configuration, workload and seed; results are one
 row per run with every swept parameter and every summary metric as columns. A failed run is a row
 with its error. Finished runs are checkpointed as they complete, so an interrupted sweep resumes
@@ -72,6 +75,7 @@ class Spec:
     runs: list[dict[str, Any]]
     workloads: list[dict[str, Any]]
     seeds: list[int]
+    variants: list[dict[str, Any]] = field(default_factory=list)
     base_dir: Path = field(default_factory=Path.cwd)
 
     @staticmethod
@@ -87,7 +91,7 @@ class Spec:
             except tomllib.TOMLDecodeError as e:
                 raise SweepError(f"{path}: not valid TOML: {e}") from None
             base = path.parent
-        known = {"name", "config", "grid", "runs", "workloads", "seeds", "output"}
+        known = {"name", "config", "grid", "runs", "variants", "workloads", "seeds", "output"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SweepError(f"unknown sweep keys: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -107,6 +111,7 @@ class Spec:
             runs=list(data.get("runs", [])),
             workloads=list(data.get("workloads", [])),
             seeds=seeds,
+            variants=_check_variants(data.get("variants", [])),
             base_dir=base,
         )
 
@@ -117,16 +122,22 @@ class Spec:
         if self.runs:
             combos = combos + [dict(r) for r in self.runs] if keys else [dict(r) for r in self.runs]
         workloads = self.workloads or [{"name": "config"}]
+        variants = self.variants or [None]
         out: list[Run] = []
-        for config, combo, wl, seed in itertools.product(self.configs, combos, workloads, self.seeds):
+        for config, variant, combo, wl, seed in itertools.product(self.configs, variants, combos, workloads, self.seeds):
             params: dict[str, Any] = {}
             if len(self.configs) > 1:
                 params["config"] = config if isinstance(config, str) else json.dumps(config, sort_keys=True)
+            keys_set = combo
+            if variant is not None:
+                # A grid key also in the variant wins: `reproduce --set` fixes a key for every run.
+                params["variant"] = variant["name"]
+                keys_set = {**variant.get("set", {}), **combo}
             params.update(combo)
             params["workload"] = wl.get("name", "workload")
             params["seed"] = seed
             sources = _sources(self._resolve_path(config))
-            sets = [f"{k}={_scalar(v)}" for k, v in combo.items()] + self._workload_sets(wl) + [f"seed={seed}"]
+            sets = [f"{k}={_scalar(v)}" for k, v in keys_set.items()] + self._workload_sets(wl) + [f"seed={seed}"]
             out.append(Run(run_id=_run_id(sources, sets, wl, self.base_dir), params=params, sources=sources,
                            sets=sets, workload=params["workload"], seed=seed))
         return out
@@ -153,6 +164,24 @@ class Spec:
         if "set" in wl:
             sets += workload_sets(dict(wl["set"]))
         return sets
+
+
+def _check_variants(variants: Any) -> list[dict[str, Any]]:
+    if not isinstance(variants, list):
+        raise SweepError("variants: expected an array of tables ([[variants]])")
+    seen: set[str] = set()
+    for i, v in enumerate(variants):
+        if not isinstance(v, dict) or not isinstance(v.get("name"), str) or not v["name"]:
+            raise SweepError(f"variants[{i}]: expected a table with a non-empty name")
+        unknown = sorted(set(v) - {"name", "set"})
+        if unknown:
+            raise SweepError(f"variants.{v['name']}: unknown keys {unknown} (known: name, set)")
+        if not isinstance(v.get("set", {}), dict):
+            raise SweepError(f"variants.{v['name']}.set: expected a table of config keys")
+        if v["name"] in seen:
+            raise SweepError(f"variants: {v['name']!r} appears twice")
+        seen.add(v["name"])
+    return variants
 
 
 def _run_id(sources: Sequence[tuple[str, str, str]], sets: Sequence[str], wl: Mapping[str, Any], base: Path) -> str:

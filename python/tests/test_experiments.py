@@ -203,3 +203,62 @@ def test_mean_ci_and_paired_gains() -> None:
     exp["compare"]["kind"] = "target_over_each"
     each = reproduce.comparison(exp, pd.DataFrame(rows)).set_index("metric")["flashsched"]
     assert each["m: t as % of a"] == 109.0 and each["m: t as % of b"] == 100.0
+
+
+def test_ratio_comparison_pairs_seeds_and_averages_workloads() -> None:
+    # Two seeds, two workloads, two wear stages; t is 90% of b on w1 and 80% / 70% on w2.
+    rows = []
+    for seed in (1, 2):
+        for wl, ratio in (("w1", 0.9), ("w2", 0.8 if seed == 1 else 0.7)):
+            for stage in (6000, 12000):
+                base = 100.0 * seed * (2 if stage == 12000 else 1)
+                rows += [{"workload": wl, "seed": seed, "pe": stage, "v": "b", "m": base, "status": "ok"},
+                         {"workload": wl, "seed": seed, "pe": stage, "v": "t", "m": base * ratio, "status": "ok"}]
+    exp = {"sweep": {"workloads": [{"name": "w1", "profile": "x"}, {"name": "w2", "trace": "y"}]},
+           "compare": [{"kind": "ratio", "metric": "m", "by": "v", "targets": ["t", "b"], "against": ["b"], "across": "pe",
+                        "paper_values": [{"across": 12000, "value": 80.0}, {"workload": "w2", "value": 77.0}]}]}
+    cmp = reproduce.comparison(exp, pd.DataFrame(rows))
+    assert set(cmp["metric"]) == {"m: t as % of b"}  # b as % of b is no comparison
+    got = cmp.set_index(["workload", "pe"])
+    assert got.loc[("w1", 6000), "flashsched"] == 90.0 and got.loc[("w1", 6000), "ci95"] == 0.0
+    assert got.loc[("w1", 6000), "workload_kind"] == "synthetic profile" and got.loc[("w2", 6000), "workload_kind"] == "real trace"
+    assert got.loc[("w2", 12000), "flashsched"] == 75.0 and got.loc[("w2", 12000), "paper"] == 77.0
+    # The mean averages workloads within a seed (85%, 80%), then seeds: 82.5 +- 12.706 * 3.536 / sqrt 2.
+    mean = got.loc[("mean", 12000)]
+    assert mean["flashsched"] == 82.5 and mean["paper"] == 80.0 and mean["seeds"] == 2 and mean["workload_kind"] == "all workloads"
+    assert abs(mean["ci95"] - 31.8) < 0.05 and mean["difference_pct"] == 2.5
+    assert got.loc[("mean", 6000), "paper"] != got.loc[("mean", 6000), "paper"]  # no paper number there
+    # A compare list mixes kinds; the simple kind keeps its `where`.
+    exp["compare"].append({"metric": "m", "where": {"v": "b", "pe": 6000}, "paper": {"w1": 150.0}})
+    both = reproduce.comparison(exp, pd.DataFrame(rows))
+    assert both.iloc[-1]["workload"] == "w1" and both.iloc[-1]["flashsched"] == 150.0
+
+
+def test_reproduce_vios_parts_quick(tmp_path: Path) -> None:
+    # Every part of `reproduce vios` on two profiles (those with paper numbers in every part) and one real trace, short runs, two seeds.
+    assert {"vios", "vios-latency", "vios-wear", "vios-chips", "vios-program", "vios-real"} <= set(reproduce.names())
+    r = cli("reproduce", "vios", "--requests", "400", "--seeds", "1,2", "--workloads", "src,rsrch,tpcc", "--workers", "2",
+            "-q", "-o", str(tmp_path / "vios"))
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "vios"
+    cmp = pd.read_csv(out / "comparison.csv")
+    assert set(cmp["part"]) == {"vios-latency", "vios-wear", "vios-chips", "vios-program", "vios-real"}
+    assert "rows with a paper number" in r.stdout and "vios as % of piq" in r.stdout
+    index = (out / "report.html").read_text()
+    for part in set(cmp["part"]):
+        assert f"href='{part}/report.html'" in index and (out / part / "report.html").exists()
+        assert (out / part / "figure.png").exists() and (out / part / "figure2.pdf").exists()
+    lat = pd.read_parquet(out / "vios-latency" / "results.parquet")
+    assert (lat["status"] == "ok").all() and set(lat["variant"]) == {"noop", "piq", "vios", "vios-static"}
+    # The policy under test gets a choice: VIOS moves writes, the others never do.
+    moved = lat.groupby("variant")["writes_placed_elsewhere"].sum()
+    assert moved["vios"] > 0 and moved["vios-static"] > 0 and moved["noop"] == 0 and moved["piq"] == 0
+    assert (lat[lat["variant"] == "noop"]["conflict_ratio"] > 0).all()
+    paper = cmp.dropna(subset=["paper"])
+    assert {"vios-latency", "vios-wear", "vios-chips", "vios-program"} <= set(paper["part"])
+    wear = cmp[(cmp["part"] == "vios-wear") & (cmp["workload"] == "mean") & (cmp["metric"] == "write_lat_mean_ns: vios as % of piq")]
+    assert sorted(wear["ftl.precondition.pe_cycles"]) == [6000, 9000, 12000, 15000] and (wear["seeds"] == 2).all()
+    real = pd.read_parquet(out / "vios-real" / "results.parquet")
+    assert set(real["workload"]) == {"tpcc"} and (real["requests"] == 400).all()
+    r = cli("reproduce", "vios", "--workloads", "nope", "-q", "-o", str(tmp_path / "bad"))
+    assert r.returncode == 2 and "no part has a workload named nope" in r.stderr

@@ -44,6 +44,24 @@ def test_explicit_runs_and_preset_column() -> None:
     assert {r.params["config"] for r in runs} == {"tiny", "bench8x8"}
 
 
+def test_variants_cross_the_grid() -> None:
+    variants = [{"name": "fifo", "set": {"hil.scheduler": "fifo"}},
+                {"name": "vios-static", "set": {"hil.scheduler": "vios", "hil.vios.unconflicted": "static"}}]
+    runs = sw.runs_of(spec(variants=variants))
+    assert len(runs) == 16 and len({r.run_id for r in runs}) == 16
+    r = runs[-1]
+    assert r.params == {"variant": "vios-static", "ftl.gc.threshold": 0.1, "host.queue_depth": 32, "workload": "u", "seed": 2}
+    assert 'hil.scheduler="vios"' in r.sets and 'hil.vios.unconflicted="static"' in r.sets
+    # A grid key the variant also sets wins (reproduce --set fixes a key for every run).
+    fixed = sw.runs_of(spec(variants=variants, grid={"hil.scheduler": ["piq"]}, seeds=[1]))
+    assert all('hil.scheduler="piq"' in r.sets and 'hil.scheduler="vios"' not in r.sets for r in fixed)
+    assert [r.params["variant"] for r in fixed] == ["fifo", "vios-static"]
+    for bad, message in (([{"set": {}}], "non-empty name"), ([{"name": "a"}, {"name": "a"}], "'a' appears twice"),
+                         ([{"name": "a", "sets": {}}], "unknown keys"), ({"name": "a"}, "array of tables")):
+        with pytest.raises(sw.SweepError, match=message):
+            sw.runs_of(spec(variants=bad))
+
+
 def test_bad_spec_is_an_error() -> None:
     with pytest.raises(sw.SweepError, match="unknown sweep keys: bogus"):
         sw.runs_of(spec(bogus=1))

@@ -38,6 +38,12 @@ pub enum Dispatch {
     /// Request by request: each waiting request goes, oldest batch first, as soon as the dies it
     /// touches are idle with nothing queued (and the queue depth allows). VIOS only.
     IdleRequests,
+    /// Sub-request by sub-request, as SSDSim scatters a request into per-chip sub-requests (and
+    /// the VIOS paper, §3.3, allocates blocks per sub-request): a request's transactions for one
+    /// chip go, oldest batch first and reads before writes, as soon as that chip is idle with
+    /// nothing queued, whatever its other chips are doing. Requests wait in the policy's queues,
+    /// where it can order them, instead of in the chips' own.
+    SubRequests,
 }
 
 impl Dispatch {
@@ -45,6 +51,7 @@ impl Dispatch {
         match v {
             "idle_units" => Dispatch::IdleUnits,
             "idle_requests" => Dispatch::IdleRequests,
+            "sub_requests" => Dispatch::SubRequests,
             _ => Dispatch::QueueDepth,
         }
     }

@@ -22,15 +22,18 @@ use rustc_hash::FxHashSet;
 use super::bits::Bits;
 use super::{Collecting, DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
-use crate::nand::Layout;
+use crate::nand::{Layout, NONE};
 use crate::sim::txn::{ReqId, Txn, TxnId};
 
 struct Batch {
     /// Parallel units used.
     occ: Bits,
+    /// Its transactions; `sub_requests` dispatch sets issued ones to `NONE`.
     txns: Vec<TxnId>,
     reqs: Vec<ReqId>,
     born: Time,
+    /// `sub_requests` dispatch: transactions not issued yet.
+    left: usize,
 }
 
 impl Batch {
@@ -38,6 +41,7 @@ impl Batch {
         self.occ.union_with(units);
         self.txns.extend_from_slice(txns);
         self.reqs.push(req);
+        self.left += txns.len();
     }
 }
 
@@ -49,6 +53,10 @@ pub struct Piq {
     in_flight: FxHashSet<ReqId>,
     pending: Collecting,
     batches: VecDeque<Batch>,
+    /// Reused sets of the units given transactions in one `sub_requests` round, by the batches
+    /// before the current one and by the current one.
+    claimed: Bits,
+    mine: Bits,
     releasing: VecDeque<TxnId>,
     held: usize,
     dispatch: Dispatch,
@@ -65,6 +73,8 @@ impl Piq {
             in_flight: FxHashSet::default(),
             pending: Collecting::new(units),
             batches: VecDeque::new(),
+            claimed: Bits::new(units),
+            mine: Bits::new(units),
             releasing: VecDeque::new(),
             held: 0,
             dispatch: Dispatch::QueueDepth,
@@ -93,12 +103,50 @@ impl Piq {
         match slot {
             Some(i) => self.batches[i].add(units, txns, req),
             None => {
-                let mut b = Batch { occ: Bits::like(units), txns: Vec::new(), reqs: Vec::new(), born: self.pending.born };
+                let mut b = Batch { occ: Bits::like(units), txns: Vec::new(), reqs: Vec::new(), born: self.pending.born, left: 0 };
                 b.add(units, txns, req);
                 self.batches.push_back(b);
             }
         }
         self.pending.placed();
+    }
+
+    /// `sub_requests` dispatch: batch by batch from the oldest, hand every unit that is idle with
+    /// nothing queued the transactions the oldest batch wanting it has for it. A batch not
+    /// started yet starts only if its requests fit the queue depth beside those in flight (or it
+    /// is older than `max_age`); later batches wait for it, as batches do. Batches with every
+    /// transaction issued are dropped.
+    fn issue_sub_requests(&mut self, txns: &[Txn], device: &DeviceView) {
+        let dpu = self.dies_per_unit;
+        let (claimed, mine) = (&mut self.claimed, &mut self.mine);
+        claimed.clear();
+        for b in self.batches.iter_mut() {
+            let started = b.left < b.txns.len();
+            let old = device.now.saturating_sub(b.born) > self.max_age;
+            if !started && !old && self.in_flight.len() + b.reqs.len() > self.queue_depth {
+                break;
+            }
+            // A unit given to an older batch this round is not given again; a batch hands all
+            // its transactions for a unit at once.
+            mine.clear();
+            for t in b.txns.iter_mut().filter(|t| **t != NONE) {
+                let u = txns[*t as usize].die / dpu;
+                if (claimed.contains(u) && !mine.contains(u)) || (u * dpu..(u + 1) * dpu).any(|d| (device.die_busy)(d)) {
+                    continue;
+                }
+                mine.insert(u);
+                self.releasing.push_back(*t);
+                *t = NONE;
+                b.left -= 1;
+            }
+            claimed.union_with(mine);
+            if !started && b.left < b.txns.len() {
+                self.in_flight.extend(b.reqs.iter().copied());
+            }
+        }
+        while self.batches.front().is_some_and(|b| b.left == 0) {
+            self.batches.pop_front();
+        }
     }
 }
 
@@ -116,9 +164,11 @@ impl DeviceQueue for Piq {
         self.held += 1;
     }
 
-    fn pop(&mut self, _txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
+    fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
-        if self.releasing.is_empty() {
+        if self.releasing.is_empty() && self.dispatch == Dispatch::SubRequests {
+            self.issue_sub_requests(txns, device);
+        } else if self.releasing.is_empty() {
             let head = self.batches.front()?;
             let old = device.now.saturating_sub(head.born) > self.max_age;
             let fits = self.in_flight.len() + head.reqs.len() <= self.queue_depth;
@@ -184,6 +234,35 @@ mod tests {
         assert_eq!(pops(&mut p, 1, 0), vec![None]);
         p.on_request_done(2);
         assert_eq!(pops(&mut p, 2, 0), vec![Some(30), None]);
+    }
+
+    #[test]
+    fn sub_requests_give_each_idle_unit_the_oldest_batch_that_wants_it() {
+        // Batch 1: request 1 on units 0 and 1. Batch 2: request 2 on unit 0 (conflicts).
+        let mut p = Piq::new(layout(), false, 500_000_000, 32).with_dispatch(Dispatch::SubRequests);
+        let mut all = vec![txn(1, TxnKind::HostWrite, 0), txn(1, TxnKind::HostWrite, 1), txn(2, TxnKind::HostWrite, 0)];
+        for (i, t) in all.clone().iter().enumerate() {
+            p.push(i as TxnId, t);
+        }
+        // Each round pops what one look at the units releases; the next look sees them busy.
+        let (busy1, busy, idle) = (|d: u32| d == 1, |_: u32| true, |_: u32| false);
+        let round = |f: &dyn Fn(u32) -> bool, p: &mut Piq, all: &mut Vec<Txn>| {
+            let v = DeviceView { now: 0, die_busy: f, chip_queued: &|_| 0 };
+            let mut out = vec![p.pop(all, &v)];
+            while !p.releasing.is_empty() {
+                out.push(p.pop(all, &v));
+            }
+            out
+        };
+        // Unit 1 busy: only request 1's transaction for unit 0; request 2 waits for unit 0 behind it.
+        assert_eq!(round(&busy1, &mut p, &mut all), vec![Some(0)]);
+        assert_eq!(round(&busy, &mut p, &mut all), vec![None]);
+        assert!(p.in_flight.contains(&1) && !p.in_flight.contains(&2));
+        // Both idle: request 1's unit-1 transaction, and unit 0 (batch 1 has nothing left there)
+        // for request 2.
+        assert_eq!(round(&idle, &mut p, &mut all), vec![Some(1), Some(2)]);
+        assert!(p.in_flight.contains(&2));
+        assert_eq!((p.batches.len(), p.len()), (0, 0));
     }
 
     #[test]

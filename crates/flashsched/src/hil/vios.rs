@@ -121,6 +121,8 @@ struct Waiting {
     req: ReqId,
     txns: Vec<TxnId>,
     chips: Vec<u32>,
+    /// `sub_requests` dispatch: the chips whose sub-requests have not been issued yet.
+    left: Vec<u32>,
 }
 
 /// Slot of a waiting request in `Vios::waiting` (slots and their lists are reused).
@@ -209,6 +211,8 @@ impl Vios {
         w.req = self.pending.req;
         w.chips.clear();
         w.chips.extend(self.pending.units.members());
+        w.left.clear();
+        w.left.extend_from_slice(&w.chips);
         w.txns.clear();
         w.txns.append(&mut self.pending.txns);
         self.channels.clear();
@@ -259,6 +263,80 @@ impl Vios {
         self.releasing.extend(&w.txns);
         self.in_flight.insert(w.req);
         self.free_slots.push(slot);
+    }
+
+    /// `sub_requests` dispatch: batch by batch from the oldest, for every waiting request and
+    /// every chip of it not issued yet, issue the request's transactions for that chip if the
+    /// chip is idle with nothing queued and not `claimed` this round (a chip goes to the oldest
+    /// sub-request that wants it). A write sub-request goes to the fastest block if other
+    /// requests still wait for its chip (NR > 1, checked before the update), else to a slower one
+    /// (Fig. 4). A request is in flight from its first sub-request; a request not started yet
+    /// starts only while fewer than `queue_depth` are in flight (or its batch is older than
+    /// `max_age`). Batches whose requests are all issued are dropped.
+    fn issue_sub_requests(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView, claimed: &mut Bits) {
+        let dpc = self.layout.dies_per_chip;
+        let q = if read { &mut self.reads } else { &mut self.writes };
+        let mut batches = std::mem::take(&mut q.batches);
+        for b in batches.iter_mut() {
+            let old = device.now.saturating_sub(b.born) > self.max_age;
+            for ci in 0..b.channel_batches.len() {
+                for ri in 0..b.channel_batches[ci].reqs.len() {
+                    let slot = b.channel_batches[ci].reqs[ri];
+                    if slot == NONE {
+                        continue;
+                    }
+                    let w = &mut self.waiting[slot as usize];
+                    let started = w.left.len() < w.chips.len();
+                    if !started && !old && self.in_flight.len() >= self.queue_depth {
+                        continue;
+                    }
+                    let mut k = 0;
+                    while k < w.left.len() {
+                        let c = w.left[k];
+                        let free = !claimed.contains(c) && (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d));
+                        if !free {
+                            k += 1;
+                            continue;
+                        }
+                        claimed.insert(c);
+                        w.left.swap_remove(k);
+                        let conflict = self.nr[c as usize] > 1;
+                        // Issued transactions leave the list: their ids are reused once they
+                        // complete, so a later round must not find them again.
+                        let (layout, releasing, unconflicted) = (&self.layout, &mut self.releasing, self.unconflicted);
+                        w.txns.retain(|&t| {
+                            let x = &mut txns[t as usize];
+                            if layout.chip_of_die(x.die) != c {
+                                return true;
+                            }
+                            if !read {
+                                x.place = if conflict { Placement::Fastest } else { unconflicted };
+                            }
+                            releasing.push_back(t);
+                            false
+                        });
+                        self.nr[c as usize] -= 1;
+                        self.in_flight.insert(w.req);
+                    }
+                    if w.left.is_empty() {
+                        b.channel_batches[ci].reqs[ri] = NONE;
+                        b.issued += 1;
+                        self.free_slots.push(slot);
+                    }
+                }
+            }
+        }
+        let q = if read { &mut self.reads } else { &mut self.writes };
+        let mut i = 0;
+        while i < batches.len() {
+            if batches[i].issued == batches[i].len {
+                let b = batches.remove(i).expect("batch i");
+                q.recycle(b);
+            } else {
+                i += 1;
+            }
+        }
+        q.batches = batches;
     }
 
     /// `idle_requests` dispatch: issue, batch by batch from the oldest, every request of `reads`
@@ -320,12 +398,17 @@ impl DeviceQueue for Vios {
 
     fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
-        if self.releasing.is_empty() && self.dispatch == Dispatch::IdleRequests {
-            // Reads first: the head read batch's ready requests, then the head write batch's.
+        if self.releasing.is_empty() && matches!(self.dispatch, Dispatch::IdleRequests | Dispatch::SubRequests) {
+            // Reads first: the read batches' ready requests, then the write batches'.
             let mut claimed = std::mem::replace(&mut self.claimed, Bits::new(0));
             claimed.clear();
-            self.issue_ready(true, txns, device, &mut claimed);
-            self.issue_ready(false, txns, device, &mut claimed);
+            if self.dispatch == Dispatch::SubRequests {
+                self.issue_sub_requests(true, txns, device, &mut claimed);
+                self.issue_sub_requests(false, txns, device, &mut claimed);
+            } else {
+                self.issue_ready(true, txns, device, &mut claimed);
+                self.issue_ready(false, txns, device, &mut claimed);
+            }
             self.claimed = claimed;
         } else if self.releasing.is_empty() {
             // Reads first; a write batch only when no read batch waits.
@@ -404,7 +487,7 @@ mod tests {
             for b in &q.batches {
                 for cb in &b.channel_batches {
                     for &slot in cb.reqs.iter().filter(|&&s| s != NONE) {
-                        for &c in &v.waiting[slot as usize].chips {
+                        for &c in &v.waiting[slot as usize].left {
                             nr[c as usize] += 1;
                         }
                     }
@@ -417,13 +500,16 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
         #[test]
-        fn the_chip_state_vector_equals_a_recount_of_the_queues(ops in proptest::collection::vec((0u8..4, 1u32..16, proptest::bool::ANY), 1..200)) {
+        fn the_chip_state_vector_equals_a_recount_of_the_queues(
+            dispatch in 0usize..4,
+            ops in proptest::collection::vec((0u8..4, 1u32..16, proptest::bool::ANY), 1..200),
+        ) {
             // op 0-1: a request arrives (its chips from the bits of `mask`, read or write);
-            // op 2: pop one transaction; op 3: a request in flight completes.
+            // op 2: pop one transaction with the chips in `mask` busy; op 3: a request in
+            // flight completes. Under every dispatch rule.
             let layout = tiny();
-            let mut v = Vios::new(layout, 1_000_000, 4);
-            let idle = |_: u32| false;
-            let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
+            let d = [Dispatch::QueueDepth, Dispatch::IdleUnits, Dispatch::IdleRequests, Dispatch::SubRequests][dispatch];
+            let mut v = Vios::new(layout, 1_000_000, 4).with_dispatch(d);
             let mut next_req = 0u32;
             let mut next_txn = 0u32;
             let mut issued: Vec<ReqId> = Vec::new();
@@ -442,6 +528,8 @@ mod tests {
                     }
                     2 => {
                         let before: FxHashSet<ReqId> = v.in_flight.clone();
+                        let busy = |die: u32| mask >> layout.chip_of_die(die) & 1 == 1;
+                        let view = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
                         v.pop(&mut all, &view);
                         issued.extend(v.in_flight.difference(&before).copied());
                     }
@@ -523,6 +611,62 @@ mod tests {
         let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
         assert_eq!((v.pop(&mut all, &view), v.pop(&mut all, &view)), (Some(0), None));
         assert_eq!((v.nr(0), v.queues().0.batches.len()), (0, 0));
+    }
+
+    #[test]
+    fn sub_requests_go_to_each_chip_when_that_chip_is_idle() {
+        // One read on chips 0 and 1 (transactions 0, 1), then one on chip 1 (transaction 2).
+        // Chip 0 busy: the first read's sub-request for chip 1 goes alone, and chip 1 is then
+        // claimed, so the second read (a later chip batch: it shares chip 1) waits.
+        let layout = tiny();
+        let dpc = layout.dies_per_chip;
+        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::SubRequests);
+        let mut all = vec![
+            Txn::new(TxnKind::HostRead, 0, 0, 0, 0, 0, 4096, 0),
+            Txn::new(TxnKind::HostRead, 0, 0, 0, 0, dpc, 4096, 0),
+            Txn::new(TxnKind::HostRead, 1, 0, 0, 0, dpc, 4096, 0),
+        ];
+        for (i, t) in all.clone().iter().enumerate() {
+            v.push(i as TxnId, t);
+        }
+        // The views say what the chips are doing: a chip given a transaction is busy after.
+        let busy0 = |d: u32| d < dpc;
+        let busy1 = |d: u32| (dpc..2 * dpc).contains(&d);
+        let busy = |d: u32| d < 2 * dpc;
+        let idle = |_: u32| false;
+        let (v0, v1, vb, vi) = (
+            DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 },
+            DeviceView { now: 0, die_busy: &busy1, chip_queued: &|_| 0 },
+            DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 },
+            DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 },
+        );
+        assert_eq!((v.pop(&mut all, &v0), v.pop(&mut all, &vb)), (Some(1), None));
+        assert_eq!((v.nr(0), v.nr(1)), (1, 1), "chip 0's sub-request still waits; the second read waits for chip 1");
+        assert!(v.in_flight.contains(&0));
+        // Chip 1 runs transaction 1 and chip 0 is idle: chip 0's sub-request goes; the second
+        // read still waits for chip 1.
+        assert_eq!((v.pop(&mut all, &v1), v.pop(&mut all, &vb)), (Some(0), None));
+        assert_eq!((v.nr(0), v.nr(1), v.queues().0.batches.len()), (0, 1, 1));
+        assert_eq!((v.pop(&mut all, &vi), v.pop(&mut all, &vb)), (Some(2), None));
+        assert_eq!((v.nr(1), v.queues().0.batches.len()), (0, 0));
+    }
+
+    #[test]
+    fn sub_requests_follow_figure_4() {
+        // Three writes for one chip, issued one at a time as the chip frees: the first two while
+        // others still wait for the chip (fastest), the last alone (slowest).
+        let layout = tiny();
+        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::SubRequests);
+        let (idle, busy) = (|_: u32| false, |_: u32| true);
+        let vi = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
+        for (i, t) in all.clone().iter().enumerate() {
+            v.push(i as TxnId, t);
+        }
+        let rounds: Vec<(Option<TxnId>, Option<TxnId>)> = (0..3).map(|_| (v.pop(&mut all, &vi), v.pop(&mut all, &vb))).collect();
+        assert_eq!(rounds, vec![(Some(0), None), (Some(1), None), (Some(2), None)]);
+        assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Slowest]);
     }
 
     #[test]
