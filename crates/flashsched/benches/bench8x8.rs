@@ -2,6 +2,8 @@
 //! Run with `cargo bench -p flashsched --bench bench8x8`. Prints set-up time, simulation time,
 //! simulated requests per second (best and median of FLASHSCHED_BENCH_REPEATS runs, default 5)
 //! and peak memory (VmHWM). Extra arguments of the form key=value are `--set` overrides.
+//! `FLASHSCHED_BENCH_JSON=PATH` writes the last run's result, without its wall-clock fields, to
+//! PATH: for checking that an optimisation leaves results byte-identical.
 
 use std::time::Instant;
 
@@ -52,4 +54,8 @@ fn main() {
     println!("write_lat_mean_us   {:.1}", r.json["jobs"][0]["write"]["lat_ns"]["mean"].as_f64().unwrap() / 1000.0);
     println!("write_amplification {}", r.json["ssd"]["write_amplification"]);
     println!("events              {}", r.json["flashsched"]["events"]);
+    if let Ok(path) = std::env::var("FLASHSCHED_BENCH_JSON") {
+        let doc = flashsched::report::without_wall_clock(&r.json);
+        std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("json")).expect("write FLASHSCHED_BENCH_JSON");
+    }
 }

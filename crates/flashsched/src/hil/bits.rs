@@ -21,6 +21,10 @@ impl Bits {
         self.0[i as usize / 64] |= 1 << (i % 64);
     }
     #[inline]
+    pub fn remove(&mut self, i: u32) {
+        self.0[i as usize / 64] &= !(1 << (i % 64));
+    }
+    #[inline]
     pub fn intersects(&self, o: &Bits) -> bool {
         self.0.iter().zip(&o.0).any(|(a, b)| a & b != 0)
     }

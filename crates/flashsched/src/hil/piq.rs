@@ -57,6 +57,10 @@ pub struct Piq {
     /// before the current one and by the current one.
     claimed: Bits,
     mine: Bits,
+    /// `sub_requests` dispatch: requests with transactions waiting in the batches, per unit,
+    /// and the units where that is above 0.
+    waiting: Vec<u32>,
+    wanted: Bits,
     releasing: VecDeque<TxnId>,
     held: usize,
     dispatch: Dispatch,
@@ -75,6 +79,8 @@ impl Piq {
             batches: VecDeque::new(),
             claimed: Bits::new(units),
             mine: Bits::new(units),
+            waiting: vec![0; units],
+            wanted: Bits::new(units),
             releasing: VecDeque::new(),
             held: 0,
             dispatch: Dispatch::QueueDepth,
@@ -100,6 +106,14 @@ impl Piq {
             self.batches.back().filter(|b| fits(b)).map(|_| self.batches.len() - 1)
         };
         let req = self.pending.req;
+        if self.dispatch == Dispatch::SubRequests {
+            for u in units.members() {
+                // Counted per unit, not per transaction: a batch hands a unit all its
+                // transactions for it at once.
+                self.waiting[u as usize] += 1;
+                self.wanted.insert(u);
+            }
+        }
         match slot {
             Some(i) => self.batches[i].add(units, txns, req),
             None => {
@@ -118,9 +132,16 @@ impl Piq {
     /// transaction issued are dropped.
     fn issue_sub_requests(&mut self, txns: &[Txn], device: &DeviceView) {
         let dpu = self.dies_per_unit;
+        // Idle units that transactions wait for: once each has been given its transactions,
+        // nothing more can go this round, and the scan stops (the result is the same).
+        let idle = |u: u32| (u * dpu..(u + 1) * dpu).all(|d| !(device.die_busy)(d));
+        let mut targets = self.wanted.members().filter(|&u| idle(u)).count();
         let (claimed, mine) = (&mut self.claimed, &mut self.mine);
         claimed.clear();
         for b in self.batches.iter_mut() {
+            if targets == 0 {
+                break;
+            }
             let started = b.left < b.txns.len();
             let old = device.now.saturating_sub(b.born) > self.max_age;
             if !started && !old && self.in_flight.len() + b.reqs.len() > self.queue_depth {
@@ -134,7 +155,14 @@ impl Piq {
                 if (claimed.contains(u) && !mine.contains(u)) || (u * dpu..(u + 1) * dpu).any(|d| (device.die_busy)(d)) {
                     continue;
                 }
-                mine.insert(u);
+                if !mine.contains(u) {
+                    mine.insert(u);
+                    targets -= 1;
+                    self.waiting[u as usize] -= 1;
+                    if self.waiting[u as usize] == 0 {
+                        self.wanted.remove(u);
+                    }
+                }
                 self.releasing.push_back(*t);
                 *t = NONE;
                 b.left -= 1;

@@ -134,6 +134,8 @@ pub struct Vios {
     queue_depth: usize,
     /// NR_i of the chip-state vector.
     nr: Vec<u32>,
+    /// The chips whose NR is above 0, kept by `sub_requests` dispatch only (it looks at these).
+    wanted: Bits,
     reads: HierQueue<Slot>,
     writes: HierQueue<Slot>,
     waiting: Vec<Waiting>,
@@ -162,6 +164,7 @@ impl Vios {
             max_age,
             queue_depth: qd,
             nr: vec![0; layout.chips() as usize],
+            wanted: Bits::new(layout.chips() as usize),
             reads: HierQueue::new(qd),
             writes: HierQueue::new(qd),
             waiting: Vec::new(),
@@ -218,6 +221,7 @@ impl Vios {
         self.channels.clear();
         for &c in &w.chips {
             self.nr[c as usize] += 1;
+            self.wanted.insert(c);
             self.channels.insert(self.layout.channel_of_chip(c));
         }
         let q = if self.pending.read { &mut self.reads } else { &mut self.writes };
@@ -273,11 +277,17 @@ impl Vios {
     /// (Fig. 4). A request is in flight from its first sub-request; a request not started yet
     /// starts only while fewer than `queue_depth` are in flight (or its batch is older than
     /// `max_age`). Batches whose requests are all issued are dropped.
-    fn issue_sub_requests(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView, claimed: &mut Bits) {
+    ///
+    /// `targets` is the number of idle chips that requests wait for; once that many are claimed
+    /// nothing more can be issued this round, so the scan stops (the result is the same).
+    fn issue_sub_requests(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView, claimed: &mut Bits, targets: &mut u32) {
         let dpc = self.layout.dies_per_chip;
         let q = if read { &mut self.reads } else { &mut self.writes };
         let mut batches = std::mem::take(&mut q.batches);
         for b in batches.iter_mut() {
+            if *targets == 0 {
+                break;
+            }
             let old = device.now.saturating_sub(b.born) > self.max_age;
             for ci in 0..b.channel_batches.len() {
                 for ri in 0..b.channel_batches[ci].reqs.len() {
@@ -299,6 +309,7 @@ impl Vios {
                             continue;
                         }
                         claimed.insert(c);
+                        *targets -= 1;
                         w.left.swap_remove(k);
                         let conflict = self.nr[c as usize] > 1;
                         // Issued transactions leave the list: their ids are reused once they
@@ -316,6 +327,9 @@ impl Vios {
                             false
                         });
                         self.nr[c as usize] -= 1;
+                        if self.nr[c as usize] == 0 {
+                            self.wanted.remove(c);
+                        }
                         self.in_flight.insert(w.req);
                     }
                     if w.left.is_empty() {
@@ -403,8 +417,13 @@ impl DeviceQueue for Vios {
             let mut claimed = std::mem::replace(&mut self.claimed, Bits::new(0));
             claimed.clear();
             if self.dispatch == Dispatch::SubRequests {
-                self.issue_sub_requests(true, txns, device, &mut claimed);
-                self.issue_sub_requests(false, txns, device, &mut claimed);
+                let dpc = self.layout.dies_per_chip;
+                let idle = |c: u32| (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d));
+                let mut targets = self.wanted.members().filter(|&c| idle(c)).count() as u32;
+                if targets > 0 {
+                    self.issue_sub_requests(true, txns, device, &mut claimed, &mut targets);
+                    self.issue_sub_requests(false, txns, device, &mut claimed, &mut targets);
+                }
             } else {
                 self.issue_ready(true, txns, device, &mut claimed);
                 self.issue_ready(false, txns, device, &mut claimed);
