@@ -52,6 +52,11 @@ def _img(fig: Any, alt: str) -> str:
     return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{data}"><figcaption>{html.escape(alt)}</figcaption></figure>'
 
 
+def swept(table: "pd.DataFrame") -> list[str]:
+    """The run-parameter columns (between ``run_id`` and ``status``) that take more than one value."""
+    return _params(table)
+
+
 def _params(table: "pd.DataFrame") -> list[str]:
     metrics = {"name", "requests"} | set(METRIC_COLUMNS)
     cols = [c for c in table.columns if c not in NOT_PARAMS and c not in metrics]
@@ -63,9 +68,11 @@ def _params(table: "pd.DataFrame") -> list[str]:
 
 def render(table: "pd.DataFrame", title: str = "flashsched report", by: str | None = None,
            group: str | None = None, baseline: Any = None, paper: Sequence[dict[str, Any]] | None = None,
-           notes: str = "") -> str:
+           notes: str = "", plots_where: dict[str, Any] | None = None) -> str:
     """The report as HTML text. ``by`` is the column compared (a policy), ``group`` the column of
-    the figure groups (a workload); both are guessed from the swept columns when omitted."""
+    the figure groups (a workload); both are guessed from the swept columns when omitted. The
+    summary is per value of every swept column; ``plots_where`` (column: value) restricts the
+    plots to those runs, and the plots section says so."""
     params = _params(table)
     ok = table[table["status"] == "ok"] if "status" in table.columns else table
     by = by or (params[0] if params else None)
@@ -83,8 +90,8 @@ def render(table: "pd.DataFrame", title: str = "flashsched report", by: str | No
     metrics = [c for c in METRIC_COLUMNS if c in ok.columns]
     parts.append("<section id='summary'><h2>Summary</h2>")
     if by and metrics:
-        keys = [k for k in [group, by] if k]
-        summary = ok.groupby(keys, sort=False)[metrics].mean().reset_index()
+        keys = list(dict.fromkeys([k for k in [group, by] if k] + [p for p in params if p != "seed"]))
+        summary = ok.groupby(keys, sort=False, dropna=False)[metrics].mean().reset_index()
         parts.append(summary.to_html(index=False, border=0, float_format=lambda x: f"{x:,.3f}"))
     parts.append("</section>")
     if paper:
@@ -94,6 +101,10 @@ def render(table: "pd.DataFrame", title: str = "flashsched report", by: str | No
         parts.append(pd.DataFrame(list(paper)).to_html(index=False, border=0))
         parts.append("</section>")
     parts.append("<section id='plots'><h2>Plots</h2>")
+    if plots_where:
+        for k, v in plots_where.items():
+            ok = ok[ok[k] == v]
+        parts.append(f"<p class='note'>Runs with {html.escape(', '.join(f'{k} = {v}' for k, v in plots_where.items()))} only.</p>")
     if by and len(ok):
         for d in ("read", "write"):
             if f"{d}_ios" in ok.columns and ok[f"{d}_ios"].sum() > 0 and "lat_percentiles" in ok.columns:

@@ -213,8 +213,11 @@ def policy_stats(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
     metrics = [m for m in dict.fromkeys(wanted) if m and m in table.columns]
     ok = table[table["status"] == "ok"]
     rows = []
-    keys = list(dict.fromkeys(["workload", by, *(c["across"] for c in cmps if c.get("across"))]))
-    for values, group in ok.groupby(keys, sort=False):
+    # Every swept parameter (a variant, a grid key), so that runs of different policies are never
+    # averaged together.
+    swept = [c for c in report.swept(table) if c not in ("seed", "workload")]
+    keys = list(dict.fromkeys(["workload", by, *swept]))
+    for values, group in ok.groupby(keys, sort=False, dropna=False):
         for m in metrics:
             mean, ci, n = mean_ci(group[m])
             rows.append({**dict(zip(keys, values)), "metric": m, "mean": mean, "ci95": ci, "seeds": n})
@@ -270,6 +273,7 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
                 w["set"]["jobs.number_ios"] = requests  # per job
             else:
                 w.setdefault("set", {})["synthetic.requests"] = requests
+    _check_outputs(name, exp, spec)
     out.mkdir(parents=True, exist_ok=True)
     table = sweep(spec, out / "results.parquet", workers=workers, cluster=cluster, progress=progress)
     failed = table[table["status"] != "ok"]
@@ -291,9 +295,30 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
         atomic_write_text(out / "policy_stats.csv", stats.to_csv(index=False, lineterminator="\n"))
     first = next((f for f in figures if f.get("kind") == "normalized_bars"), figures[0] if figures else {})
     report.write(table, out / "report.html", title=exp.get("title", name), by=first.get("by"),
-                 group=first.get("group"), baseline=first.get("baseline"),
+                 group=first.get("group"), baseline=first.get("baseline"), plots_where=first.get("where"),
                  paper=cmp.to_dict("records") if len(cmp) else None, notes=exp.get("notes", ""))
     return out
+
+
+def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None:
+    """Before anything runs: every policy a ``ratio`` comparison names is a variant or a grid
+    value of its ``by`` column, and every ``ratio_lines`` figure draws a row some comparison
+    makes (a typo would otherwise give an empty table or figure after an hour of runs)."""
+    labels = set()
+    for cmp in _as_list(exp.get("compare")):
+        if cmp.get("kind") != "ratio":
+            continue
+        by = cmp["by"]
+        known = ([v["name"] for v in spec.get("variants", [])] if by == "variant" else list(spec.get("grid", {}).get(by, [])))
+        for k in ("targets", "against"):
+            missing = [v for v in cmp[k] if v not in known]
+            if missing:
+                raise ValueError(f"experiment {name}: compare {k} {missing} are not values of {by!r} (known: {known})")
+        labels |= {f"{cmp['metric']}: {t} as % of {a}" for t in cmp["targets"] for a in cmp["against"] if t != a}
+    for fig in _as_list(exp.get("figure")):
+        if fig.get("kind") == "ratio_lines" and fig["label"] not in labels:
+            raise ValueError(f"experiment {name}: figure label {fig['label']!r} is made by no ratio comparison "
+                             f"(made: {sorted(labels)})")
 
 
 def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem: Path, title: str | None) -> None:

@@ -140,6 +140,14 @@ class Spec:
             sets = [f"{k}={_scalar(v)}" for k, v in keys_set.items()] + self._workload_sets(wl) + [f"seed={seed}"]
             out.append(Run(run_id=_run_id(sources, sets, wl, self.base_dir), params=params, sources=sources,
                            sets=sets, workload=params["workload"], seed=seed))
+        seen: dict[str, Run] = {}
+        for r in out:
+            first = seen.setdefault(r.run_id, r)
+            if first is not r:
+                # Two rows of the table would be one simulation (for instance a grid key fixed by
+                # `reproduce --set` that makes two variants the same): say so rather than keep one.
+                raise SweepError(f"runs {first.params} and {r.params} are the same simulation "
+                                 "(identical resolved configuration, workload and seed)")
         return out
 
     def _resolve_path(self, config: Any) -> Any:

@@ -262,3 +262,19 @@ def test_reproduce_vios_parts_quick(tmp_path: Path) -> None:
     assert set(real["workload"]) == {"tpcc"} and (real["requests"] == 400).all()
     r = cli("reproduce", "vios", "--workloads", "nope", "-q", "-o", str(tmp_path / "bad"))
     assert r.returncode == 2 and "no part has a workload named nope" in r.stderr
+
+
+def test_reproduce_checks_compared_policies_and_figure_labels_before_running(tmp_path: Path) -> None:
+    exp = reproduce.load("vios-wear")
+    spec = exp["sweep"]
+    reproduce._check_outputs("vios-wear", exp, spec)  # as shipped: fine
+    bad = {**exp, "compare": [{**exp["compare"][0], "targets": ["vois"]}]}
+    with pytest.raises(ValueError, match=r"targets \['vois'\] are not values of 'variant'"):
+        reproduce._check_outputs("x", bad, spec)
+    bad = {**exp, "figure": [{**exp["figure"][0], "label": "write_lat_mean_ns: vios as % of noop"}]}
+    with pytest.raises(ValueError, match="made by no ratio comparison"):
+        reproduce._check_outputs("x", bad, spec)
+    # Through the CLI: fixing the compared grid key leaves nothing to compare, before any run.
+    r = cli("reproduce", "vios-chips", "--set", "device.geometry.chips_per_channel=8", "-q", "-o", str(tmp_path / "c"))
+    assert r.returncode != 0 and "not values of 'device.geometry.chips_per_channel'" in r.stderr, r.stderr
+    assert not (tmp_path / "c").exists()

@@ -56,6 +56,10 @@ def test_variants_cross_the_grid() -> None:
     fixed = sw.runs_of(spec(variants=variants, grid={"hil.scheduler": ["piq"]}, seeds=[1]))
     assert all('hil.scheduler="piq"' in r.sets and 'hil.scheduler="vios"' not in r.sets for r in fixed)
     assert [r.params["variant"] for r in fixed] == ["fifo", "vios-static"]
+    # A fixed key that makes two variants one simulation is an error, not a lost row.
+    with pytest.raises(sw.SweepError, match="are the same simulation"):
+        sw.runs_of(spec(variants=[{"name": "a", "set": {"hil.scheduler": "fifo"}}, {"name": "b", "set": {"hil.scheduler": "piq"}}],
+                        grid={"hil.scheduler": ["vios"]}))
     for bad, message in (([{"set": {}}], "non-empty name"), ([{"name": "a"}, {"name": "a"}], "'a' appears twice"),
                          ([{"name": "a", "sets": {}}], "unknown keys"), ({"name": "a"}, "array of tables")):
         with pytest.raises(sw.SweepError, match=message):

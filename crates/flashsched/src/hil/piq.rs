@@ -14,6 +14,11 @@
 //! requests, so it always fits an empty controller; a request spanning many units occupies all of
 //! them. The depth binds only when the host lets more than `queue_depth` requests into the device
 //! (`host.queue_depth` above it), as SSDSim, where VIOS compared against PIQ, does.
+//!
+//! `hil.piq.dispatch = "sub_requests"` (the `vios2016` drive's): instead of releasing whole
+//! batches, each unit that is idle with nothing queued gets the transactions the oldest batch
+//! wanting it has for it, as SSDSim scatters requests into per-chip sub-requests; requests then
+//! wait in PIQ's batches, where its order (reads first into the oldest batch they fit) applies.
 
 use std::collections::VecDeque;
 
@@ -99,7 +104,10 @@ impl Piq {
         }
         let (units, txns) = (&self.pending.units, &self.pending.txns);
         let qd = self.queue_depth;
-        let fits = |b: &Batch| b.reqs.len() < qd && !b.occ.intersects(units);
+        // Under `sub_requests` a batch that has started going to the chips is closed, as a
+        // released batch is under the other rules (its requests are counted in flight then).
+        let open = |b: &Batch| self.dispatch != Dispatch::SubRequests || b.left == b.txns.len();
+        let fits = |b: &Batch| b.reqs.len() < qd && !b.occ.intersects(units) && open(b);
         let slot = if self.pending.read {
             self.batches.iter().position(fits)
         } else {
@@ -138,14 +146,18 @@ impl Piq {
         let mut targets = self.wanted.members().filter(|&u| idle(u)).count();
         let (claimed, mine) = (&mut self.claimed, &mut self.mine);
         claimed.clear();
+        // Batches start in order: once one cannot (the queue depth), no later one starts this
+        // round; batches already started keep getting their units.
+        let mut blocked = false;
         for b in self.batches.iter_mut() {
             if targets == 0 {
                 break;
             }
             let started = b.left < b.txns.len();
             let old = device.now.saturating_sub(b.born) > self.max_age;
-            if !started && !old && self.in_flight.len() + b.reqs.len() > self.queue_depth {
-                break;
+            if !started && (blocked || (!old && self.in_flight.len() + b.reqs.len() > self.queue_depth)) {
+                blocked = true;
+                continue;
             }
             // A unit given to an older batch this round is not given again; a batch hands all
             // its transactions for a unit at once.
@@ -291,6 +303,65 @@ mod tests {
         assert_eq!(round(&idle, &mut p, &mut all), vec![Some(1), Some(2)]);
         assert!(p.in_flight.contains(&2));
         assert_eq!((p.batches.len(), p.len()), (0, 0));
+    }
+
+    #[test]
+    fn sub_requests_keep_serving_started_batches_behind_one_the_queue_depth_holds() {
+        // Queue depth 2. Batch 1: request 1 on unit 0. Batch 2: requests 2 and 3 on units 0 and 1
+        // ... built so that batch 2 starts (unit 1 free) while batch 1 waits for unit 0.
+        let mut p = Piq::new(layout(), false, 500_000_000, 2).with_dispatch(Dispatch::SubRequests);
+        let mut all = vec![
+            txn(1, TxnKind::HostWrite, 0), // batch 1
+            txn(2, TxnKind::HostWrite, 0), // batch 2 (conflicts on unit 0)
+            txn(2, TxnKind::HostWrite, 1),
+        ];
+        for (i, t) in all.clone().iter().enumerate() {
+            p.push(i as TxnId, t);
+        }
+        let busy0 = |d: u32| d == 0;
+        let v = DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 };
+        // Unit 0 busy: batch 1 fits but gets nothing; batch 2 starts on unit 1.
+        assert_eq!((p.pop(&mut all, &v), p.pop(&mut all, &v)), (Some(2), None));
+        assert_eq!(p.in_flight.len(), 1);
+        // A write arriving now does not join the started batch 2: a new batch 3.
+        all.push(txn(3, TxnKind::HostWrite, 2));
+        p.push(3, &all[3]);
+        p.place_pending();
+        assert_eq!(p.batches.len(), 3);
+        // Unit 0 frees: batch 1 starts there (2 in flight now) and batch 2's unit-0 transaction
+        // waits behind it (the unit is claimed this round); batch 3 would pass the depth.
+        let idle = |_: u32| false;
+        let vi = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &v)), (Some(0), None));
+        assert_eq!(p.in_flight.len(), 2);
+        // Request 1 completes and unit 0 is free: started batch 2 gets it, and batch 3 starts
+        // (1 in flight + 1 fits the depth of 2).
+        p.on_request_done(1);
+        let busy = |_: u32| true;
+        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &vi), p.pop(&mut all, &vb)), (Some(1), Some(3), None));
+    }
+
+    #[test]
+    fn sub_requests_a_started_batch_is_not_frozen_behind_one_the_depth_holds() {
+        // Depth 2. Batch A: requests 1 (unit 0) and 2 (unit 1). Batch B: request 3 on units 0
+        // and 2. Units 0 and 1 busy: A gets nothing, B starts on unit 2 (1 in flight). Then A
+        // cannot start (1 + 2 > 2) until request 3 completes, and request 3 needs unit 0: B must
+        // still get it, or nothing ever moves again.
+        let mut p = Piq::new(layout(), false, 500_000_000, 2).with_dispatch(Dispatch::SubRequests);
+        let mut all = vec![txn(1, TxnKind::HostWrite, 0), txn(2, TxnKind::HostWrite, 1), txn(3, TxnKind::HostWrite, 0), txn(3, TxnKind::HostWrite, 2)];
+        for (i, t) in all.clone().iter().enumerate() {
+            p.push(i as TxnId, t);
+        }
+        let (busy01, busy, idle) = (|d: u32| d < 2, |_: u32| true, |_: u32| false);
+        let v01 = DeviceView { now: 0, die_busy: &busy01, chip_queued: &|_| 0 };
+        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        let vi = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
+        assert_eq!((p.pop(&mut all, &v01), p.pop(&mut all, &vb)), (Some(3), None));
+        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &vb)), (Some(2), None));
+        p.on_request_done(3);
+        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &vi), p.pop(&mut all, &vb)), (Some(0), Some(1), None));
+        assert_eq!(p.batches.len(), 0);
     }
 
     #[test]

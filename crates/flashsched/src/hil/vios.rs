@@ -14,6 +14,10 @@
 //!   A chip batch is issued whole, channel batch by channel batch, when the flash controller can
 //!   take it, under the same rule as PIQ (`hil.vios.queue_depth` requests issued and not completed,
 //!   or a batch older than `hil.vios.max_age`); a batch holds at most `queue_depth` requests.
+//!   `hil.vios.dispatch = "sub_requests"` (the `vios2016` drive's) issues per sub-request
+//!   instead: a request's transactions for one chip go, oldest batch first and reads before
+//!   writes, as soon as that chip is idle, and NR drops chip by chip (§3.3 scatters requests
+//!   into per-chip sub-requests), so requests wait here, where NR counts them.
 //!
 //! - **Variation-aware block allocation** (§3.3, Fig. 4): when a write request is issued, each of
 //!   its sub-requests is marked for the fastest block of its chip if the chip's NR is above 1 (other
