@@ -106,6 +106,21 @@ impl<R: Copy> HierQueue<R> {
         (i, j)
     }
 
+    /// Put back the batches taken out to issue from: those whose requests were all issued are
+    /// dropped (their memory kept for later ones).
+    pub fn put_back(&mut self, mut batches: VecDeque<ChipBatch<R>>) {
+        let mut i = 0;
+        while i < batches.len() {
+            if batches[i].issued == batches[i].len {
+                let b = batches.remove(i).expect("batch i");
+                self.recycle(b);
+            } else {
+                i += 1;
+            }
+        }
+        self.batches = batches;
+    }
+
     /// Keep an issued chip batch's memory for a later one.
     pub fn recycle(&mut self, mut b: ChipBatch<R>) {
         b.chips.clear();
@@ -345,16 +360,7 @@ impl Vios {
             }
         }
         let q = if read { &mut self.reads } else { &mut self.writes };
-        let mut i = 0;
-        while i < batches.len() {
-            if batches[i].issued == batches[i].len {
-                let b = batches.remove(i).expect("batch i");
-                q.recycle(b);
-            } else {
-                i += 1;
-            }
-        }
-        q.batches = batches;
+        q.put_back(batches);
     }
 
     /// `idle_requests` dispatch: issue, batch by batch from the oldest, every request of `reads`
@@ -387,16 +393,7 @@ impl Vios {
             }
         }
         let q = if read { &mut self.reads } else { &mut self.writes };
-        let mut i = 0;
-        while i < batches.len() {
-            if batches[i].issued == batches[i].len {
-                let b = batches.remove(i).expect("batch i");
-                q.recycle(b);
-            } else {
-                i += 1;
-            }
-        }
-        q.batches = batches;
+        q.put_back(batches);
     }
 }
 
