@@ -135,11 +135,12 @@ def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline"
                 ax.plot(paper[across], paper["paper"], "D", color="black", markerfacecolor="white",
                         label="paper (mean)", zorder=4)
         else:
+            # Black is the mean's: the workloads cycle through the other seven colours.
             ax.plot(g[across], g["flashsched"], marker=".", linewidth=0.9, alpha=0.8, label=str(wl),
-                    color=OKABE_ITO[i % 8], linestyle=["-", "--", ":", "-."][i // 8 % 4])
+                    color=OKABE_ITO[i % 7], linestyle=["-", "--", ":", "-."][i // 7 % 4])
             paper = g.dropna(subset=["paper"])
             if len(paper):
-                ax.plot(paper[across], paper["paper"], "D", color=OKABE_ITO[i % 8], markerfacecolor="white")
+                ax.plot(paper[across], paper["paper"], "D", color=OKABE_ITO[i % 7], markerfacecolor="white")
     ax.axhline(100.0, color="black", linewidth=0.6)
     ax.set_xlabel(across)
     ax.set_ylabel(ylabel if len(ylabel) < 40 else ylabel.split(": ", 1)[-1])
