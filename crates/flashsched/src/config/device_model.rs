@@ -31,8 +31,11 @@ pub struct DeviceModel {
     pub rber: RberModel,
     /// Steps of the explicit program modes, indexed by `ProgramMode` (Native: 0, the block's own).
     pub mode_steps: [u16; 4],
-    /// The mode of every host write.
+    /// The mode of every host write under the `traditional` program-speed policy.
     pub host_mode: ProgramMode,
+    /// A program-speed policy other than `traditional` chooses a mode per host write
+    /// (`ftl.program_speed`), so pages must remember theirs.
+    pub modes_per_write: bool,
     /// LDPC levels and whether they follow the program mode (else the RBER).
     pub ldpc: Option<(LdpcLevels, bool)>,
 }
@@ -148,6 +151,7 @@ impl DeviceModel {
             rber: model,
             mode_steps,
             host_mode,
+            modes_per_write: r.str("ftl.program_speed") != "traditional",
             ldpc,
             grid,
             iterations: r.int("device.ispp.iterations") as u32,

@@ -250,6 +250,8 @@ pub struct FtlSettings {
     pub allocation_order: [u8; 4],
     pub allocation_order_name: String,
     pub gc_policy: String,
+    /// `ftl.program_speed`: the program-speed policy (`ftl::speed`).
+    pub program_speed: String,
     pub gc_threshold: f64,
     pub gc_copyback: bool,
     pub unmapped_reads_skip: bool,
@@ -447,6 +449,7 @@ impl Settings {
             allocation_order,
             allocation_order_name: order_name,
             gc_policy: r.str("ftl.gc.policy").to_string(),
+            program_speed: r.str("ftl.program_speed").to_string(),
             gc_threshold,
             gc_copyback: r.bool("ftl.gc.copyback"),
             unmapped_reads_skip: r.str("ftl.unmapped_reads") == "skip",

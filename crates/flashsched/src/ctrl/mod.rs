@@ -39,7 +39,7 @@ pub use suspend::{SuspendAt, SuspendConfig, Suspension};
 
 use crate::config::Settings;
 use crate::engine::Time;
-use crate::nand::latency::{BlockWear, LatencyModel, NandCtx, ProgramMode};
+use crate::nand::latency::{BlockWear, LatencyModel, NandCtx};
 use crate::nand::Layout;
 use crate::sim::txn::Txn;
 
@@ -50,8 +50,6 @@ pub struct Flash {
     pub channels: Vec<Channel>,
     /// Array times of reads, programs and erases, and the bytes they move.
     pub latency: LatencyModel,
-    /// The mode host writes are programmed in (`device.program_mode`).
-    pub host_mode: ProgramMode,
     pub bus: BusTiming,
     pub ecc: EccModel,
     pub decoders: EccDecoders,
@@ -71,7 +69,6 @@ impl Flash {
             dies: vec![Die::default(); layout.dies() as usize],
             channels: vec![Channel::default(); layout.channels as usize],
             latency: LatencyModel::from_settings(s, wear),
-            host_mode: s.device_model.host_mode,
             bus: BusTiming::new(&s.timing),
             ecc: EccModel::new(&s.timing),
             decoders: EccDecoders::new(layout.channels, s.device_model.ecc_decoders),

@@ -45,6 +45,9 @@ pub struct VariationReport {
 pub struct ReliabilityReport {
     pub variation: Option<VariationReport>,
     pub ldpc: Option<LdpcCounters>,
+    /// Programs (host and GC) by the mode they ran in, indexed by `ProgramMode` (native, slow,
+    /// normal, fast).
+    pub programs_per_mode: [u64; 4],
 }
 
 /// Per-block speeds under process variation.
@@ -67,6 +70,7 @@ pub struct ReliableLatency {
     speeds: Option<Speeds>,
     ldpc: Option<LdpcReads>,
     modes: PageModes,
+    programs_per_mode: [u64; 4],
     /// When each block was erased last (retention age of its pages), kept only when the retention
     /// term is on and LDPC levels follow the RBER.
     opened_at: Vec<Time>,
@@ -75,7 +79,7 @@ pub struct ReliableLatency {
 impl ReliableLatency {
     /// Whether `dm` needs this model rather than the fixed one.
     pub fn wanted(dm: &DeviceModel) -> bool {
-        dm.variation.is_some() || dm.ldpc.is_some() || dm.host_mode != ProgramMode::Native
+        dm.variation.is_some() || dm.ldpc.is_some() || dm.host_mode != ProgramMode::Native || dm.modes_per_write
     }
 
     /// Under variation, draw every block's r_b from the run's `variation` stream and detect its
@@ -99,6 +103,7 @@ impl ReliableLatency {
             speeds,
             ldpc,
             modes: PageModes::new(pages),
+            programs_per_mode: [0; 4],
             opened_at: if retention { vec![0; blocks] } else { Vec::new() },
         }
     }
@@ -162,6 +167,7 @@ impl ReliableLatency {
                 let block = ctx.layout.block_of(op.ppn);
                 let ns = self.grid.program_ns(self.fixed.program_ns, self.step_of(block, op.mode));
                 self.modes.set(op.ppn as usize, op.mode as u8);
+                self.programs_per_mode[op.mode as usize] += 1;
                 if let Some(s) = &mut self.speeds {
                     s.report.programs += 1;
                     s.report.program_ns_total += ns;
@@ -227,6 +233,7 @@ impl ReliableLatency {
                 ..s.report.clone()
             }),
             ldpc: self.ldpc.as_ref().map(|l| l.counters().clone()),
+            programs_per_mode: self.programs_per_mode,
         }
     }
 }

@@ -186,6 +186,12 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         if let Some(l) = &r.ldpc {
             ssd["ldpc"] = json!({"reads_per_level": l.reads_per_level, "uncorrectable_reads": l.uncorrectable});
         }
+        // Only when some page was programmed in an explicit mode (device.program_mode or a
+        // program-speed policy): a run at native speed reads as before.
+        let [native, slow, normal, fast] = r.programs_per_mode;
+        if slow + normal + fast > 0 {
+            ssd["programs_per_mode"] = json!({"native": native, "slow": slow, "normal": normal, "fast": fast});
+        }
     }
     let secs = info.unix_time_ms / 1000;
     json!({

@@ -6,6 +6,7 @@ use super::txn::{Txn, TxnId, TxnKind};
 use super::Simulator;
 use crate::ctrl::{AfterArray, Grant, MultiPlane, Phase, Step, StepEnd, Suspension};
 use crate::engine::Time;
+use crate::ftl::speed::WriteView;
 use crate::ftl::Writer;
 use crate::nand::latency::ProgramMode;
 use crate::nand::{Lpn, Ppn, NONE};
@@ -102,7 +103,13 @@ impl Simulator {
         let now = self.now;
         let txn = *self.txns.get(t);
         let phase = match txn.kind {
-            TxnKind::HostRead => Phase::ReadCmd,
+            TxnKind::HostRead => {
+                // The program-speed policy keeps the kind of the last read (RR/WR's read-conflict tag).
+                if self.speed_fixed.is_none() {
+                    self.program_speed.on_read_start(self.layout.chip_of_die(die), now > txn.enqueued);
+                }
+                Phase::ReadCmd
+            }
             TxnKind::GcRead => {
                 if !self.ftl.still_current(txn.lpn, txn.ppn) {
                     self.gc_move_finished(txn.plane, false);
@@ -228,11 +235,22 @@ impl Simulator {
     /// the data out to the controller and back in: two page transfers on the program.
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
         self.ftl.program(lpn, ppn);
-        let host_mode = self.flash.host_mode;
+        let (kind, die) = {
+            let x = self.txns.get(t);
+            (x.kind, x.die)
+        };
+        let mode = match (kind, self.speed_fixed) {
+            (TxnKind::HostWrite, Some(m)) => m,
+            (TxnKind::HostWrite, None) => {
+                let chip = self.layout.chip_of_die(die);
+                self.program_speed.write_mode(WriteView { chip, waiting: self.tsu.queued_on_chip(chip) })
+            }
+            _ => ProgramMode::Native,
+        };
         let w = self.txns.get_mut(t);
         let src = w.ppn;
         w.ppn = ppn;
-        w.mode = if w.kind == TxnKind::HostWrite { host_mode } else { ProgramMode::Native };
+        w.mode = mode;
         if w.kind == TxnKind::GcWrite && self.copyback {
             if self.flash.adv.copyback_ok(src, ppn) {
                 self.counters.copyback_moves += 1;

@@ -131,6 +131,9 @@ pub struct Simulator {
     ftl: Ftl,
     alloc: Box<dyn PageAllocator>,
     gc: Box<dyn VictimPolicy>,
+    /// The mode each host write is programmed in, and that mode when it is always the same.
+    program_speed: Box<dyn ftl::speed::ProgramSpeed>,
+    speed_fixed: Option<crate::nand::latency::ProgramMode>,
     host: Box<dyn HostScheduler>,
     hil: Box<dyn DeviceQueue>,
     tsu: Box<dyn TransactionScheduler>,
@@ -195,6 +198,7 @@ impl Simulator {
         let free_min = ftl.min_free_blocks();
         let flash = Flash::new(s, layout, &ftl);
         let hil = hil::build(s, layout);
+        let program_speed = ftl::speed::build(s, layout.chips());
         let hil_places = hil.places_writes() && s.device_model.variation.is_some() && s.device_model.host_mode == crate::nand::latency::ProgramMode::Native;
         Ok(Simulator {
             layout,
@@ -209,6 +213,8 @@ impl Simulator {
             ftl,
             alloc,
             gc,
+            speed_fixed: program_speed.fixed(),
+            program_speed,
             host: host::build(s),
             hil,
             tsu: tsu::build(s, layout),

@@ -1,6 +1,7 @@
 //! The integration tests, one binary (faster to build and link than one per file).
 
 mod advanced;
+mod rrwr;
 mod closed_loop;
 mod determinism;
 mod ftl_props;
