@@ -58,6 +58,8 @@ pub static POLICIES: &[PolicyInfo] = &[
     p("allocation", "ftl.allocation.scheme", "channel-static", "Channel fixed by address (lpn mod channels); the least-loaded die on it takes the write.", "SSDSim dynamic_allocation=1 (spec §8b)", &[]),
     p("program speed", "ftl.program_speed", "traditional", "Every host write in device.program_mode (native: the block's own step).", "RR/WR's baseline (paper 002 §III)", &["device.program_mode"]),
     p("program speed", "ftl.program_speed", "wr", "Write-conflict reduction: fast while other transactions wait for the chip; else slow if the last read started on the chip had waited for it, else normal. Reads of a page sense at the level its mode needs (device.ldpc).", "Li et al., RR/WR (paper 002 §II-B-2)", &["device.ldpc.enabled", "device.ispp.slow_step", "device.ispp.normal_step", "device.ispp.fast_step"]),
+    p("idle task", "ftl.idle_task", "none", "Nothing runs in idle time.", "reference baseline", &[]),
+    p("idle task", "ftl.idle_task", "rr", "Read-conflict reduction: pages of reads that waited for their chip and were not sensed at level 0 are recorded; once the chip has been idle for device.idle.threshold, one page at a time is re-programmed at the slow step (read, program elsewhere in its plane, old copy invalidated), so its next read senses at level 0.", "Li et al., RR/WR (paper 002 §II-B-1)", &["ftl.rr.queue", "device.idle.threshold", "device.ldpc.enabled"]),
     p("gc", "ftl.gc.policy", "greedy", "Reclaim the full block with the most invalid pages.", "SSDSim / MQSim greedy; Bux & Iliadis 2010", &["ftl.gc.threshold", "ftl.gc.copyback"]),
 ];
 
@@ -101,7 +103,7 @@ mod tests {
                 assert!(keys::find(param).is_some(), "{param} is not a key");
             }
         }
-        for key in ["host.scheduler", "hil.scheduler", "tsu.scheduler", "ftl.allocation.scheme", "ftl.program_speed", "ftl.gc.policy"] {
+        for key in ["host.scheduler", "hil.scheduler", "tsu.scheduler", "ftl.allocation.scheme", "ftl.program_speed", "ftl.idle_task", "ftl.gc.policy"] {
             let Kind::Enum(names) = keys::find(key).unwrap().kind else { unreachable!() };
             for n in names {
                 assert!(POLICIES.iter().any(|p| p.key == key && p.name == *n), "{key} = {n} is undocumented");

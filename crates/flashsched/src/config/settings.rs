@@ -252,6 +252,10 @@ pub struct FtlSettings {
     pub gc_policy: String,
     /// `ftl.program_speed`: the program-speed policy (`ftl::speed`).
     pub program_speed: String,
+    /// `ftl.idle_task` (`ftl::idle`), its record bound per chip, and when a chip counts as idle (ns).
+    pub idle_task: String,
+    pub rr_queue: u32,
+    pub idle_threshold_ns: u64,
     pub gc_threshold: f64,
     pub gc_copyback: bool,
     pub unmapped_reads_skip: bool,
@@ -450,6 +454,9 @@ impl Settings {
             allocation_order_name: order_name,
             gc_policy: r.str("ftl.gc.policy").to_string(),
             program_speed: r.str("ftl.program_speed").to_string(),
+            idle_task: r.str("ftl.idle_task").to_string(),
+            rr_queue: r.int("ftl.rr.queue") as u32,
+            idle_threshold_ns: r.ns("device.idle.threshold"),
             gc_threshold,
             gc_copyback: r.bool("ftl.gc.copyback"),
             unmapped_reads_skip: r.str("ftl.unmapped_reads") == "skip",

@@ -7,6 +7,7 @@
 
 pub mod alloc;
 pub mod gc;
+pub mod idle;
 pub mod speed;
 mod mapping;
 pub mod precondition;

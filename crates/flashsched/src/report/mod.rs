@@ -179,6 +179,18 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "invariants": match &o.invariants_ok { Ok(()) => "ok".to_string(), Err(e) => e.clone() },
     });
     let mut ssd = ssd;
+    if let Some((task, rep)) = &o.idle {
+        // RR/WR Fig. 4: re-programs as a share of the requests completed.
+        let share = c.reprograms as f64 / o.completed.max(1) as f64;
+        ssd["idle"] = json!({
+            "task": task,
+            "recorded": rep.recorded,
+            "record_overflows": rep.record_overflows,
+            "reprograms": c.reprograms,
+            "reprograms_dropped": c.reprograms_dropped,
+            "reprogram_share": (share * 1e6).round() / 1e6,
+        });
+    }
     if let Some(r) = &o.reliability {
         if let Some(v) = &r.variation {
             ssd["variation"] = variation_json(v);

@@ -6,6 +6,7 @@ use super::txn::{Txn, TxnId, TxnKind};
 use super::Simulator;
 use crate::ctrl::{AfterArray, Grant, MultiPlane, Phase, Step, StepEnd, Suspension};
 use crate::engine::Time;
+use crate::ftl::idle::ReadSeen;
 use crate::ftl::speed::WriteView;
 use crate::ftl::Writer;
 use crate::nand::latency::ProgramMode;
@@ -112,7 +113,7 @@ impl Simulator {
             }
             TxnKind::GcRead => {
                 if !self.ftl.still_current(txn.lpn, txn.ppn) {
-                    self.gc_move_finished(txn.plane, false);
+                    self.move_dropped(&txn);
                     self.txns.remove(t);
                     return;
                 }
@@ -132,13 +133,25 @@ impl Simulator {
             },
             TxnKind::GcWrite => {
                 if !self.ftl.still_current(txn.lpn, txn.ppn) {
-                    self.gc_move_finished(txn.plane, false);
+                    self.move_dropped(&txn);
                     self.txns.remove(t);
                     return;
                 }
-                // The host leaves a block's worth of pages per plane (Ftl::allocate), and a victim
-                // has fewer valid pages than that, so GC always finds a page.
-                let ppn = self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always finds a page in its reserve");
+                let ppn = if txn.is_reprogram() {
+                    // An idle-time re-program takes a page as a host write does, never GC's reserve.
+                    match self.ftl.allocate(txn.plane, Writer::Host) {
+                        Some(p) => p,
+                        None => {
+                            self.counters.reprograms_dropped += 1;
+                            self.txns.remove(t);
+                            return;
+                        }
+                    }
+                } else {
+                    // The host leaves a block's worth of pages per plane (Ftl::allocate), and a
+                    // victim has fewer valid pages than that, so GC always finds a page.
+                    self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always finds a page in its reserve")
+                };
                 self.place_write(t, txn.lpn, ppn);
                 Phase::WriteIn
             }
@@ -186,7 +199,7 @@ impl Simulator {
             let mut fits = |c: TxnId| {
                 let x = &txns[c as usize];
                 let bit = 1u64 << (x.plane % ppd);
-                if planes & bit != 0 || x.kind.op() != class {
+                if planes & bit != 0 || x.kind.op() != class || x.is_reprogram() {
                     return false;
                 }
                 let page = match x.kind {
@@ -245,13 +258,14 @@ impl Simulator {
                 let chip = self.layout.chip_of_die(die);
                 self.program_speed.write_mode(WriteView { chip, waiting: self.tsu.queued_on_chip(chip) })
             }
-            _ => ProgramMode::Native,
+            // GC moves program at the block's own step; re-programs came with their mode.
+            _ => self.txns.get(t).mode,
         };
         let w = self.txns.get_mut(t);
         let src = w.ppn;
         w.ppn = ppn;
         w.mode = mode;
-        if w.kind == TxnKind::GcWrite && self.copyback {
+        if w.kind == TxnKind::GcWrite && self.copyback && mode == ProgramMode::Native {
             if self.flash.adv.copyback_ok(src, ppn) {
                 self.counters.copyback_moves += 1;
             } else {
@@ -332,6 +346,9 @@ impl Simulator {
         self.finish_txn(die, t);
         self.try_start_die(die);
         self.drain_hil();
+        if self.idle_task.is_some() {
+            self.maybe_idle(self.layout.chip_of_die(die));
+        }
     }
 
     /// `finish_op` for a multi-plane command or a chip without interleaving: finish every
@@ -370,6 +387,9 @@ impl Simulator {
             self.end_batch();
         }
         self.drain_hil();
+        if self.idle_task.is_some() {
+            self.maybe_idle(self.layout.chip_of_die(die));
+        }
     }
 
     /// Account one finished transaction of the die's command.
@@ -380,6 +400,12 @@ impl Simulator {
         match txn.kind {
             TxnKind::HostRead => {
                 self.counters.nand_pages_read += 1;
+                if let Some(task) = self.idle_task.as_mut() {
+                    if txn.ppn != NONE {
+                        let chip = self.layout.chip_of_die(die);
+                        task.on_read(ReadSeen { chip, lpn: txn.lpn, ppn: txn.ppn, level: txn.level, conflicted: txn.die_wait > 0 });
+                    }
+                }
                 let ecc = self.flash.decode_ns(&txn);
                 if ecc > 0 {
                     let end = self.flash.decoders.decode(self.layout.channel_of_die(die), now, ecc);
@@ -397,14 +423,21 @@ impl Simulator {
             TxnKind::GcRead => {
                 self.counters.nand_pages_read += 1;
                 self.txns.remove(t);
-                let bytes = if self.copyback { 0 } else { self.page_size as u32 };
-                let w = self.txns.insert(Txn::new(TxnKind::GcWrite, NONE, txn.lpn, txn.ppn, txn.plane, txn.die, bytes, now));
+                // A re-program's data goes through the controller (to be programmed in another mode).
+                let bytes = if self.copyback && !txn.is_reprogram() { 0 } else { self.page_size as u32 };
+                let mut w = Txn::new(TxnKind::GcWrite, NONE, txn.lpn, txn.ppn, txn.plane, txn.die, bytes, now);
+                w.mode = txn.mode;
+                let w = self.txns.insert(w);
                 self.to_tsu(w);
             }
             TxnKind::GcWrite => {
                 self.counters.nand_pages_written += 1;
                 self.txns.remove(t);
-                self.gc_move_finished(txn.plane, true);
+                if txn.is_reprogram() {
+                    self.counters.reprograms += 1;
+                } else {
+                    self.gc_move_finished(txn.plane, true);
+                }
             }
             TxnKind::Erase => {
                 self.txns.remove(t);

@@ -24,4 +24,7 @@ pub(super) enum Ev {
     WorkloadWakeup,
     /// A host read's ECC decoding finished.
     EccDone(TxnId),
+    /// A chip went idle `device.idle.threshold` ago; ignored unless nothing reached it since (its
+    /// work generation still matches).
+    ChipIdle(u32, u32),
 }

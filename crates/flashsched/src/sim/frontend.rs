@@ -219,9 +219,11 @@ impl Simulator {
         let now = self.now;
         let txn = self.txns.get_mut(t);
         txn.enqueued = now;
-        let die = txn.die;
-        if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
-            let req = txn.req;
+        let (die, kind, req) = (txn.die, txn.kind, txn.req);
+        if self.idle_task.is_some() {
+            self.chip_busy_again(self.layout.chip_of_die(die));
+        }
+        if matches!(kind, TxnKind::HostRead | TxnKind::HostWrite) {
             let chip = self.layout.chip_of_die(die);
             let busy = self.tsu.queued_on_chip(chip) > 0 || self.flash.chip_busy(chip);
             self.reqs.items[req as usize].conflicted |= busy;

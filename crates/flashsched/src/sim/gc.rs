@@ -29,6 +29,15 @@ impl Simulator {
         }
     }
 
+    /// A page move found its page moved or rewritten since it was planned.
+    pub(super) fn move_dropped(&mut self, txn: &Txn) {
+        if txn.is_reprogram() {
+            self.counters.reprograms_dropped += 1;
+        } else {
+            self.gc_move_finished(txn.plane, false);
+        }
+    }
+
     pub(super) fn gc_move_finished(&mut self, plane: u32, moved: bool) {
         if !moved {
             self.counters.gc_moves_dropped += 1;

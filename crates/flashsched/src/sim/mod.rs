@@ -14,6 +14,7 @@ mod complete;
 mod event;
 mod frontend;
 mod gc;
+mod idle;
 mod placement;
 pub mod txn;
 
@@ -116,6 +117,8 @@ pub struct RunOutcome {
     pub invariants_ok: Result<(), String>,
     /// The reliability-aware model's counters (variation, LDPC levels), when it is used.
     pub reliability: Option<crate::nand::reliable::ReliabilityReport>,
+    /// The idle-time task's name and counters, when one runs.
+    pub idle: Option<(&'static str, ftl::idle::IdleReport)>,
 }
 
 pub struct Simulator {
@@ -134,6 +137,11 @@ pub struct Simulator {
     /// The mode each host write is programmed in, and that mode when it is always the same.
     program_speed: Box<dyn ftl::speed::ProgramSpeed>,
     speed_fixed: Option<crate::nand::latency::ProgramMode>,
+    /// The idle-time task (`ftl.idle_task`), when one is configured; how long a chip must stay
+    /// idle for it; each chip's work generation (`idle`).
+    idle_task: Option<Box<dyn ftl::idle::IdleTask>>,
+    idle_threshold: u64,
+    chip_gen: Vec<u32>,
     host: Box<dyn HostScheduler>,
     hil: Box<dyn DeviceQueue>,
     tsu: Box<dyn TransactionScheduler>,
@@ -199,6 +207,7 @@ impl Simulator {
         let flash = Flash::new(s, layout, &ftl);
         let hil = hil::build(s, layout);
         let program_speed = ftl::speed::build(s, layout.chips());
+        let idle_task = ftl::idle::build(s, layout.chips());
         let hil_places = hil.places_writes() && s.device_model.variation.is_some() && s.device_model.host_mode == crate::nand::latency::ProgramMode::Native;
         Ok(Simulator {
             layout,
@@ -215,6 +224,9 @@ impl Simulator {
             gc,
             speed_fixed: program_speed.fixed(),
             program_speed,
+            chip_gen: if idle_task.is_some() { vec![0; layout.chips() as usize] } else { Vec::new() },
+            idle_task,
+            idle_threshold: s.ftl.idle_threshold_ns,
             host: host::build(s),
             hil,
             tsu: tsu::build(s, layout),
@@ -325,6 +337,7 @@ impl Simulator {
                 }
                 Ev::ReadOutDone(d) => self.finish_op(d),
                 Ev::EccDone(t) => self.complete_host_txn(t),
+                Ev::ChipIdle(chip, gen) => self.on_chip_idle(chip, gen),
             }
             if self.need_dispatch {
                 self.need_dispatch = false;
@@ -394,6 +407,7 @@ impl Simulator {
             request_log: self.request_log,
             invariants_ok: if self.full_check { self.ftl.check_invariants() } else { self.ftl.quick_check() },
             reliability: self.flash.latency.report(),
+            idle: self.idle_task.as_ref().map(|t| (t.name(), t.report())),
         }
     }
 }

@@ -90,6 +90,15 @@ impl Txn {
     }
 }
 
+impl Txn {
+    /// An idle-time re-program (RR): a page move like GC's, but programmed in an explicit mode
+    /// (GC moves program at the block's own, `Native`), not part of any collection.
+    #[inline]
+    pub fn is_reprogram(&self) -> bool {
+        matches!(self.kind, TxnKind::GcRead | TxnKind::GcWrite) && self.mode != ProgramMode::Native
+    }
+}
+
 // A transaction is copied whole on the hot path (starting and finishing it): keep it small.
 const _: () = assert!(std::mem::size_of::<Txn>() <= 80);
 
@@ -119,6 +128,11 @@ impl<T> Slab<T> {
     /// Free `id` for reuse (its value stays until overwritten).
     pub fn remove(&mut self, id: u32) {
         self.free.push(id);
+    }
+
+    /// Nothing is held (every inserted id was removed).
+    pub fn is_empty(&self) -> bool {
+        self.free.len() == self.items.len()
     }
     #[inline]
     pub fn get(&self, id: u32) -> &T {

@@ -228,6 +228,9 @@ pub struct DeviceCounters {
     pub copyback_fallbacks: u64,
     /// Host writes that speed-aware placement (VIOS) sent to another plane of their chip.
     pub writes_placed_elsewhere: u64,
+    /// Idle-time re-programs (RR) done, and those dropped (the page moved or no free page).
+    pub reprograms: u64,
+    pub reprograms_dropped: u64,
 }
 
 impl DeviceCounters {
@@ -253,6 +256,8 @@ impl DeviceCounters {
             copyback_moves: self.copyback_moves - o.copyback_moves,
             copyback_fallbacks: self.copyback_fallbacks - o.copyback_fallbacks,
             writes_placed_elsewhere: self.writes_placed_elsewhere - o.writes_placed_elsewhere,
+            reprograms: self.reprograms - o.reprograms,
+            reprograms_dropped: self.reprograms_dropped - o.reprograms_dropped,
         }
     }
 }

@@ -75,3 +75,77 @@ fn a_fast_programmed_page_reads_at_the_slow_level() {
     assert_eq!(latencies(&wr)[3], CMD + 210_000 + 102_400 + DECODE);
     assert_eq!(wr.json["ssd"]["ldpc"]["reads_per_level"], serde_json::json!([0, 0, 1]));
 }
+
+#[test]
+fn rr_reprograms_a_conflicting_reads_page_slowly_in_idle_time() {
+    // Write A (page 0) and B (page 2), with a read R of page 0 between them, all at once: R waits
+    // behind A (a conflicting read, sensed at level 1: recorded). After B the chip is idle; 1 ms
+    // later RR re-programs page 0 slowly: a read of it (level 1), then a program at the slow step.
+    // Read R3 of page 2 arrives during that program and waits for it (conflicting, level 1: page 2
+    // is re-programmed in the next idle time). Read R2 of page 0 at 10 ms senses at level 0.
+    let lines = [
+        req(0, 0, PAGE, false),
+        req(0, 0, PAGE, true),
+        req(0, 2 * PAGE, PAGE, false),
+        req(2_500_000, 2 * PAGE, PAGE, true),
+        req(10_000_000, 0, PAGE, true),
+    ];
+    let sets = [
+        "device.geometry.channels=1",
+        "device.geometry.chips_per_channel=1",
+        "device.ldpc.enabled=true",
+        "device.program_mode=\"normal\"",
+        "ftl.idle_task=\"rr\"",
+    ];
+    let r = run_lines("tiny", "rr", &lines, &sets);
+    let a = CMD + XFER + PROG_NORMAL; // 541.96 us
+    let read_1 = CMD + SENSE_1 + 2 * XFER; // 172.92 us on the die
+    let r_out = a + read_1;
+    let b_done = r_out + CMD + XFER + PROG_NORMAL;
+    let idle = b_done + 1_000_000;
+    let reprogram = read_1 + CMD + XFER + PROG_SLOW;
+    let r3_start = idle + reprogram;
+    let idle_json = &r.json["ssd"]["idle"];
+    assert_eq!(
+        latencies(&r),
+        vec![a, r_out + DECODE, b_done, r3_start + read_1 + DECODE - 2_500_000, CMD + 30_000 + XFER + DECODE]
+    ); // 541.96, 722.88, 1256.84, 819.307, 79.96 us
+    assert_eq!((idle_json["task"].as_str(), idle_json["recorded"].as_u64(), idle_json["reprograms"].as_u64()), (Some("rr"), Some(2), Some(2)));
+    assert_eq!(idle_json["reprogram_share"], 0.4);
+    assert_eq!(modes(&r), [0, 2, 2, 0]);
+    // Host reads R, R3 at level 1, R2 at level 0; the two re-programs' reads at level 1.
+    assert_eq!(r.json["ssd"]["ldpc"]["reads_per_level"], serde_json::json!([1, 4, 0]));
+    assert_eq!(r.json["ssd"]["invariants"], "ok");
+    // Without the task nothing is re-programmed and R2 senses at level 1.
+    let plain = run_lines("tiny", "no-rr", &lines, &sets[..4]);
+    assert_eq!(*latencies(&plain).last().unwrap(), read_1 + DECODE);
+    assert!(plain.json["ssd"].get("idle").is_none());
+}
+
+#[test]
+fn rr_and_wr_under_gc_keep_every_mapping() {
+    // The whole tiny drive, small and busy enough for GC, with bursts and pauses so that chips go
+    // idle often (a 100 us threshold): re-programs interleave with host writes, GC moves and
+    // erases. The FTL's invariants are checked in full after the run; every request completes.
+    let workload = [
+        "workload.kind=\"synthetic\"", "workload.synthetic.requests=4000", "workload.synthetic.read_ratio=0.5",
+        "workload.synthetic.arrival=\"onoff\"", "workload.synthetic.interarrival=\"100us\"",
+        "workload.synthetic.on_time=\"2ms\"", "workload.synthetic.off_time=\"8ms\"", "workload.synthetic.size_max=\"8KiB\"",
+        "ftl.precondition.fill=0.9", "seed=5",
+    ];
+    let policy = ["device.ldpc.enabled=true", "ftl.program_speed=\"wr\"", "ftl.idle_task=\"rr\"", "device.idle.threshold=\"100us\""];
+    let sets: Vec<String> = workload.iter().chain(&policy).map(|s| s.to_string()).collect();
+    let s = flashsched::config::load(Some("tiny"), None, &sets).unwrap();
+    let opts = flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false };
+    let r = flashsched::run(&s, &opts, &mut |_| true).unwrap();
+    let j = &r.json;
+    assert_eq!(j["flashsched"]["requests_completed"], 4000);
+    assert_eq!(j["ssd"]["invariants"], "ok");
+    assert!(j["ssd"]["gc_invocations"].as_u64().unwrap() > 0, "GC must run in this test");
+    let reprograms = j["ssd"]["idle"]["reprograms"].as_u64().unwrap();
+    assert!(reprograms > 50, "RR must re-program here: {reprograms}");
+    assert!(j["ssd"]["programs_per_mode"]["fast"].as_u64().unwrap() > 0);
+    // Deterministic.
+    let again = flashsched::run(&s, &opts, &mut |_| true).unwrap();
+    assert_eq!(flashsched::report::without_wall_clock(&r.json), flashsched::report::without_wall_clock(&again.json));
+}

@@ -1,0 +1,64 @@
+//! Idle time, defined once for every idle-time task (`ftl::idle`): a chip is idle when none of its
+//! dies works and nothing is queued for it; once it has stayed so for `device.idle.threshold`, the
+//! task gets its turn and may start one page move on the chip. Any transaction reaching the chip
+//! moves its work generation on, which cancels a pending turn.
+
+use super::event::Ev;
+use super::txn::{Txn, TxnKind};
+use super::Simulator;
+use crate::nand::latency::ProgramMode;
+use crate::nand::NONE;
+
+impl Simulator {
+    /// Whether `chip` has nothing running and nothing queued.
+    fn chip_idle(&self, chip: u32) -> bool {
+        let dpc = self.layout.dies_per_chip;
+        self.tsu.queued_on_chip(chip) == 0 && (chip * dpc..(chip + 1) * dpc).all(|d| self.flash.dies[d as usize].is_idle())
+    }
+
+    /// Nothing more will arrive and nothing is in flight: idle time after the end of the workload
+    /// is not used (the run would otherwise go on re-programming after its last request).
+    fn workload_over(&self) -> bool {
+        self.outstanding == 0 && self.next_arrival.is_none() && self.job_arrivals.is_empty() && self.workload_wakeup.is_none()
+    }
+
+    /// A die of `chip` finished: if the chip is now idle, give the idle task its turn after the
+    /// threshold (only when a task is configured: other runs schedule nothing).
+    pub(super) fn maybe_idle(&mut self, chip: u32) {
+        if self.chip_idle(chip) && !self.workload_over() {
+            let gen = self.chip_gen[chip as usize];
+            self.events.push(self.now + self.idle_threshold, Ev::ChipIdle(chip, gen));
+        }
+    }
+
+    /// A transaction reached `chip`'s queue: a pending idle turn no longer holds.
+    #[inline]
+    pub(super) fn chip_busy_again(&mut self, chip: u32) {
+        if let Some(g) = self.chip_gen.get_mut(chip as usize) {
+            *g = g.wrapping_add(1);
+        }
+    }
+
+    /// `chip` has been idle since its work generation was `gen`: start the task's next page move.
+    pub(super) fn on_chip_idle(&mut self, chip: u32, gen: u32) {
+        if self.chip_gen[chip as usize] != gen || !self.chip_idle(chip) || self.workload_over() {
+            return;
+        }
+        let Some(task) = self.idle_task.as_mut() else { return };
+        while let Some((lpn, ppn)) = task.next(chip) {
+            let plane = self.layout.plane_of(ppn);
+            // [INFER] No re-programming in a plane short of free blocks: it would only feed GC.
+            if !self.ftl.still_current(lpn, ppn) || self.ftl.needs_gc(plane) {
+                self.counters.reprograms_dropped += 1;
+                continue;
+            }
+            let die = self.layout.die_of_plane(plane);
+            // A read of the page, then its program at the slow step (`Txn::is_reprogram`).
+            let mut r = Txn::new(TxnKind::GcRead, NONE, lpn, ppn, plane, die, self.page_size as u32, self.now);
+            r.mode = ProgramMode::Slow;
+            let r = self.txns.insert(r);
+            self.to_tsu(r);
+            return;
+        }
+    }
+}
