@@ -58,6 +58,21 @@ fn dir_json(d: &DirStats, window_ns: u64, json_plus: bool) -> Value {
         "clat_ns": lat_json(&d.clat, json_plus),
         "lat_ns": lat_json(&d.lat, json_plus),
         "stages_ns": Value::Object(stages),
+        "split_mean_ns": split_json(d),
+    })
+}
+
+/// RR/WR's split of the mean latency (paper 002 Fig. 3): conflict (CL: every wait, host queue to
+/// channel), array (SL for reads, PL for writes), transfer (TL) and decoding. Stage times add up
+/// to each request's latency, so these means add up to the mean latency.
+fn split_json(d: &DirStats) -> Value {
+    let m = |i: usize| d.stages[i].mean();
+    let r = |x: f64| (x * 1000.0).round() / 1000.0;
+    json!({
+        "conflict_ns": r(m(0) + m(1) + m(2) + m(3)),
+        "array_ns": r(m(5)),
+        "transfer_ns": r(m(4)),
+        "ecc_ns": r(m(6)),
     })
 }
 
@@ -265,6 +280,9 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
         }
         row.push((format!("{dir}_lat_max_ns"), d["lat_ns"]["max"].clone()));
         row.push((format!("{dir}_host_queue_mean_ns"), d["stages_ns"]["host_queue_ns"]["mean"].clone()));
+        for part in ["conflict", "array", "transfer"] {
+            row.push((format!("{dir}_{part}_mean_ns"), d["split_mean_ns"][format!("{part}_ns")].clone()));
+        }
     }
     let ssd = &doc["ssd"];
     for k in ["conflict_ratio", "read_conflicts", "write_conflicts", "writes_placed_elsewhere", "write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {

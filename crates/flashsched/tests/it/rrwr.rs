@@ -116,6 +116,13 @@ fn rr_reprograms_a_conflicting_reads_page_slowly_in_idle_time() {
     // Host reads R, R3 at level 1, R2 at level 0; the two re-programs' reads at level 1.
     assert_eq!(r.json["ssd"]["ldpc"]["reads_per_level"], serde_json::json!([1, 4, 0]));
     assert_eq!(r.json["ssd"]["invariants"], "ok");
+    // RR/WR's split of the read latency: conflict + sensing + transfer + decoding = the mean.
+    let read = &r.json["jobs"][0]["read"];
+    let split = &read["split_mean_ns"];
+    let parts: f64 = ["conflict_ns", "array_ns", "transfer_ns", "ecc_ns"].iter().map(|k| split[k].as_f64().unwrap()).sum();
+    assert!((parts - read["lat_ns"]["mean"].as_f64().unwrap()).abs() < 0.01, "{split} vs {}", read["lat_ns"]["mean"]);
+    // Three reads: R waited 541.96 us, R3 waited for the re-program; each decoded in 8 us.
+    assert_eq!(split["ecc_ns"], 8000.0);
     // Without the task nothing is re-programmed and R2 senses at level 1.
     let plain = run_lines("tiny", "no-rr", &lines, &sets[..4]);
     assert_eq!(*latencies(&plain).last().unwrap(), read_1 + DECODE);
