@@ -254,6 +254,8 @@ pub struct FtlSettings {
     pub program_speed: String,
     /// `ftl.idle_task` (`ftl::idle`), its record bound per chip, and when a chip counts as idle (ns).
     pub idle_task: String,
+    /// `ftl.wr.scope = "device"`: WR looks at the whole device's queue, not the chip's.
+    pub wr_device_scope: bool,
     pub rr_queue: u32,
     pub idle_threshold_ns: u64,
     pub gc_threshold: f64,
@@ -455,6 +457,7 @@ impl Settings {
             gc_policy: r.str("ftl.gc.policy").to_string(),
             program_speed: r.str("ftl.program_speed").to_string(),
             idle_task: r.str("ftl.idle_task").to_string(),
+            wr_device_scope: r.str("ftl.wr.scope") == "device",
             rr_queue: r.int("ftl.rr.queue") as u32,
             idle_threshold_ns: r.ns("device.idle.threshold"),
             gc_threshold,

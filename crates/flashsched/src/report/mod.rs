@@ -288,6 +288,8 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     for k in ["conflict_ratio", "read_conflicts", "write_conflicts", "writes_placed_elsewhere", "write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {
         row.push((k.into(), ssd[k].clone()));
     }
+    // null without an idle-time task.
+    row.push(("reprogram_share".into(), ssd["idle"]["reprogram_share"].clone()));
     row.push(("erase_count_max".into(), ssd["erase_count"]["max"].clone()));
     row.push(("erase_count_stddev".into(), ssd["erase_count"]["stddev"].clone()));
     row.push(("channel_utilization".into(), ssd["channel_utilization"]["mean"].clone()));

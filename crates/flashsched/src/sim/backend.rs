@@ -256,7 +256,7 @@ impl Simulator {
             (TxnKind::HostWrite, Some(m)) => m,
             (TxnKind::HostWrite, None) => {
                 let chip = self.layout.chip_of_die(die);
-                self.program_speed.write_mode(WriteView { chip, waiting: self.tsu.queued_on_chip(chip) })
+                self.program_speed.write_mode(WriteView { chip, waiting: self.tsu.queued_on_chip(chip), waiting_device: self.tsu.len() })
             }
             // GC moves program at the block's own step; re-programs came with their mode.
             _ => self.txns.get(t).mode,

@@ -20,6 +20,8 @@ pub struct WriteView {
     pub chip: u32,
     /// Transactions queued for the chip and not started (host and GC): requests that wait for it.
     pub waiting: usize,
+    /// Transactions queued in the whole device and not started.
+    pub waiting_device: usize,
 }
 
 pub trait ProgramSpeed: Send {
@@ -39,7 +41,7 @@ pub trait ProgramSpeed: Send {
 pub fn build(s: &Settings, chips: u32) -> Box<dyn ProgramSpeed> {
     match s.ftl.program_speed.as_str() {
         "traditional" => Box::new(Traditional::new(s.device_model.host_mode)),
-        "wr" => Box::new(Wr::new(chips)),
+        "wr" => Box::new(Wr::new(chips, s.ftl.wr_device_scope)),
         other => unreachable!("program speed policy {other} passed validation"),
     }
 }

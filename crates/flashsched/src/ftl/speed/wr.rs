@@ -4,21 +4,27 @@
 //! fast, easing the next read conflict), else *normal* (Figure 2: W1 fast with requests pending;
 //! W3 slow after a conflicting read; W4 normal).
 //!
-//! [INFER] The paper keeps one read-conflict tag "in the IO queue"; conflicts are per chip here
-//! (a request conflicts with the others waiting for its chip), so the tag is kept per chip. A read
-//! is conflicting when it waited for its chip; the tag is set when a read starts on the chip.
+//! [INFER] "Conflicts in the IO queue": with `ftl.wr.scope = "chip"` (the default) a write is fast
+//! when transactions wait for its own chip; with `"device"`, when any wait in the device (the
+//! paper's one IO queue). The read-conflict tag is kept per chip, or one for the device, to
+//! match. A read is conflicting when it waited for its chip; the tag is set when a read starts.
 
 use super::{ProgramSpeed, WriteView};
 use crate::nand::latency::ProgramMode;
 
 pub struct Wr {
-    /// Per chip: the last read that started on it had waited for it.
+    /// Per chip (or one, device scope): the last read that started there had waited for its chip.
     last_read_conflicted: Vec<bool>,
+    device: bool,
 }
 
 impl Wr {
-    pub fn new(chips: u32) -> Self {
-        Wr { last_read_conflicted: vec![false; chips as usize] }
+    pub fn new(chips: u32, device_scope: bool) -> Self {
+        Wr { last_read_conflicted: vec![false; if device_scope { 1 } else { chips as usize }], device: device_scope }
+    }
+
+    fn tag(&self, chip: u32) -> usize {
+        if self.device { 0 } else { chip as usize }
     }
 }
 
@@ -29,9 +35,10 @@ impl ProgramSpeed for Wr {
 
     #[inline]
     fn write_mode(&mut self, w: WriteView) -> ProgramMode {
-        if w.waiting > 0 {
+        let waiting = if self.device { w.waiting_device } else { w.waiting };
+        if waiting > 0 {
             ProgramMode::Fast
-        } else if self.last_read_conflicted[w.chip as usize] {
+        } else if self.last_read_conflicted[self.tag(w.chip)] {
             ProgramMode::Slow
         } else {
             ProgramMode::Normal
@@ -40,7 +47,8 @@ impl ProgramSpeed for Wr {
 
     #[inline]
     fn on_read_start(&mut self, chip: u32, conflicted: bool) {
-        self.last_read_conflicted[chip as usize] = conflicted;
+        let i = self.tag(chip);
+        self.last_read_conflicted[i] = conflicted;
     }
 }
 
@@ -50,19 +58,24 @@ mod tests {
 
     #[test]
     fn figure_2_fast_under_conflict_then_slow_or_normal_by_the_last_read() {
-        let mut wr = Wr::new(2);
+        let mut wr = Wr::new(2, false);
         // (a) Four requests pending: W1 goes while others wait for the chip: fast.
-        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 3 }), ProgramMode::Fast);
+        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 3, waiting_device: 3 }), ProgramMode::Fast);
         // The last read, R1, was a conflicting one; W3, the last write, finds no one waiting: slow.
         wr.on_read_start(0, true);
-        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0 }), ProgramMode::Slow);
+        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 0 }), ProgramMode::Slow);
         // (b) The last read did not conflict: W4 is programmed at normal speed.
         wr.on_read_start(0, false);
-        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0 }), ProgramMode::Normal);
+        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 0 }), ProgramMode::Normal);
         // Tags are per chip: chip 1 saw no read.
         wr.on_read_start(0, true);
-        assert_eq!(wr.write_mode(WriteView { chip: 1, waiting: 0 }), ProgramMode::Normal);
+        assert_eq!(wr.write_mode(WriteView { chip: 1, waiting: 0, waiting_device: 0 }), ProgramMode::Normal);
         // A conflict in the queue wins over the tag.
-        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 1 }), ProgramMode::Fast);
+        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 1, waiting_device: 1 }), ProgramMode::Fast);
+        // Device scope: another chip's queue counts, and one tag serves every chip.
+        let mut wr = Wr::new(2, true);
+        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 2 }), ProgramMode::Fast);
+        wr.on_read_start(1, true);
+        assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 0 }), ProgramMode::Slow);
     }
 }
