@@ -279,3 +279,19 @@ def test_reproduce_checks_compared_policies_and_figure_labels_before_running(tmp
     r = cli("reproduce", "vios-chips", "--set", "device.geometry.chips_per_channel=8", "-q", "-o", str(tmp_path / "c"))
     assert r.returncode != 0 and "not values of 'device.geometry.chips_per_channel'" in r.stderr, r.stderr
     assert not (tmp_path / "c").exists()
+
+
+def test_reproduce_rrwr_quick(tmp_path: Path) -> None:
+    # Both parts of `reproduce rrwr` on two traces, short runs: every policy runs and gets a choice.
+    out = reproduce.reproduce("rrwr", tmp_path / "rrwr", requests=3000, workers=2, progress=False, seeds=[1],
+                              workloads=["src", "usr"])
+    cmp = pd.read_csv(out / "comparison.csv")
+    assert set(cmp["part"]) == {"rrwr-uniform", "rrwr-zipf"} and cmp["paper"].notna().sum() >= 2 * 7
+    for part in ("rrwr-uniform", "rrwr-zipf"):
+        t = pd.read_parquet(out / part / "results.parquet")
+        assert (t["status"] == "ok").all() and len(t) == 2 * 6
+        by = t.set_index(["workload", "variant"])
+        # RR re-programs only where it runs; WR programs some writes fast.
+        assert by.loc[("src", "rr"), "reprogram_share"] > 0
+        assert by["reprogram_share"].loc[(slice(None), "traditional")].isna().all()
+        assert by.loc[("src", "wr-device"), "write_array_mean_ns"] < by.loc[("src", "traditional"), "write_array_mean_ns"]
