@@ -3,17 +3,11 @@
 //! tR 50 us, tPROG 500 us, a 4 KiB page crosses the channel in 40.96 us, tDBSY 50 ns). With one
 //! die of two planes, CWDP striping puts even logical pages on plane 0 and odd ones on plane 1.
 
+use super::tiny::{CMD, ONE_DIE, PAGE, T_PROG, T_R, XFER};
 use super::{latencies, req, run_lines};
 use flashsched::RunResult;
 
-const CMD: u64 = 1_000;
-const T_R: u64 = 50_000;
-const T_PROG: u64 = 500_000;
-const XFER: u64 = 40_960;
 const DBSY: u64 = 50;
-const PAGE: u64 = 4096;
-
-const ONE_DIE: [&str; 2] = ["device.geometry.channels=1", "device.geometry.chips_per_channel=1"];
 
 fn sets<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     ONE_DIE.iter().copied().chain(extra.iter().copied()).collect()

@@ -44,6 +44,18 @@ impl Drop for TempTrace {
     }
 }
 
+/// The `tiny` preset's timing, for latencies computed by hand (ns): command and address cycles,
+/// tR, tPROG at the reference step, a 4 KiB page over the 8-bit 100 MT/s channel; and its page.
+pub mod tiny {
+    pub const CMD: u64 = 1_000;
+    pub const T_R: u64 = 50_000;
+    pub const T_PROG: u64 = 500_000;
+    pub const XFER: u64 = 40_960;
+    pub const PAGE: u64 = 4096;
+    /// `tiny` cut to one channel and one chip (one die of two planes).
+    pub const ONE_DIE: [&str; 2] = ["device.geometry.channels=1", "device.geometry.chips_per_channel=1"];
+}
+
 /// One request in MQSim ASCII: time (ns), byte offset, bytes, read?
 pub fn req(t_ns: u64, offset: u64, bytes: u64, read: bool) -> String {
     format!("{t_ns} 0 {} {} {}", offset / 512, bytes / 512, if read { 1 } else { 0 })

@@ -4,14 +4,12 @@
 //! program mode (device.ldpc defaults, RR/WR Table I: a normal-programmed page senses in 90 us,
 //! sends 200% of a page and decodes in 8 us).
 
+use super::tiny::{CMD, ONE_DIE, PAGE, T_PROG, XFER};
 use super::{latencies, req, run_lines};
 use flashsched::RunResult;
 
-const CMD: u64 = 1_000;
-const XFER: u64 = 40_960;
-const PAGE: u64 = 4096;
 /// tPROG at the normal (0.30 V), fast (0.40 V) and slow (0.225 V) steps: 500 us x 0.30 / step.
-const PROG_NORMAL: u64 = 500_000;
+const PROG_NORMAL: u64 = T_PROG;
 const PROG_FAST: u64 = 375_000;
 const PROG_SLOW: u64 = 666_667;
 /// A normal-programmed page: level 1 sensing, data-out of two pages' worth, decoding.
@@ -19,13 +17,7 @@ const SENSE_1: u64 = 90_000;
 const DECODE: u64 = 8_000;
 
 fn run(name: &str, policy: &str, lines: &[String]) -> RunResult {
-    let sets = [
-        "device.geometry.channels=1",
-        "device.geometry.chips_per_channel=1",
-        "device.ldpc.enabled=true",
-        "device.program_mode=\"normal\"",
-        policy,
-    ];
+    let sets = [ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", policy];
     run_lines("tiny", name, lines, &sets)
 }
 
@@ -90,13 +82,7 @@ fn rr_reprograms_a_conflicting_reads_page_slowly_in_idle_time() {
         req(2_500_000, 2 * PAGE, PAGE, true),
         req(10_000_000, 0, PAGE, true),
     ];
-    let sets = [
-        "device.geometry.channels=1",
-        "device.geometry.chips_per_channel=1",
-        "device.ldpc.enabled=true",
-        "device.program_mode=\"normal\"",
-        "ftl.idle_task=\"rr\"",
-    ];
+    let sets = [ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", "ftl.idle_task=\"rr\""];
     let r = run_lines("tiny", "rr", &lines, &sets);
     let a = CMD + XFER + PROG_NORMAL; // 541.96 us
     let read_1 = CMD + SENSE_1 + 2 * XFER; // 172.92 us on the die
