@@ -195,8 +195,8 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
     });
     let mut ssd = ssd;
     if let Some((task, rep)) = &o.idle {
-        // RR/WR Fig. 4: re-programs as a share of the requests completed.
-        let share = c.reprograms as f64 / o.completed.max(1) as f64;
+        // RR/WR Fig. 4: re-programs as a share of the requests, both over the measured window.
+        let share = c.reprograms as f64 / measured_ios.max(1) as f64;
         ssd["idle"] = json!({
             "task": task,
             "recorded": rep.recorded,

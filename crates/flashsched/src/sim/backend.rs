@@ -167,7 +167,9 @@ impl Simulator {
         } else {
             self.request_channel(die);
         }
-        if txn.kind == TxnKind::HostWrite {
+        // A page taken by a host write or an idle-time re-program may start GC (once the die has
+        // begun the write, so that GC's transactions queue behind it).
+        if txn.kind == TxnKind::HostWrite || (txn.kind == TxnKind::GcWrite && txn.is_reprogram()) {
             self.maybe_gc(txn.plane);
         }
         if joined > 0 {

@@ -13,19 +13,24 @@ impl Simulator {
     /// Whether `chip` has nothing running and nothing queued.
     fn chip_idle(&self, chip: u32) -> bool {
         let dpc = self.layout.dies_per_chip;
-        self.tsu.queued_on_chip(chip) == 0 && (chip * dpc..(chip + 1) * dpc).all(|d| self.flash.dies[d as usize].is_idle())
+        self.tsu.queued_on_chip(chip) == 0 && (chip * dpc..(chip + 1) * dpc).all(|d| !self.flash.dies[d as usize].is_occupied())
     }
 
     /// Nothing more will arrive and nothing is in flight: idle time after the end of the workload
     /// is not used (the run would otherwise go on re-programming after its last request).
     fn workload_over(&self) -> bool {
-        self.outstanding == 0 && self.next_arrival.is_none() && self.job_arrivals.is_empty() && self.workload_wakeup.is_none()
+        self.outstanding == 0
+            && self.host.is_empty()
+            && self.next_arrival.is_none()
+            && self.job_arrivals.is_empty()
+            && self.workload_wakeup.is_none()
     }
 
     /// A die of `chip` finished: if the chip is now idle, give the idle task its turn after the
     /// threshold (only when a task is configured: other runs schedule nothing).
     pub(super) fn maybe_idle(&mut self, chip: u32) {
-        if self.chip_idle(chip) && !self.workload_over() {
+        let has_work = self.idle_task.as_ref().is_some_and(|t| t.has_work(chip));
+        if has_work && self.chip_idle(chip) && !self.workload_over() {
             let gen = self.chip_gen[chip as usize];
             self.events.push(self.now + self.idle_threshold, Ev::ChipIdle(chip, gen));
         }
@@ -39,11 +44,17 @@ impl Simulator {
         }
     }
 
-    /// `chip` has been idle since its work generation was `gen`: start the task's next page move.
-    pub(super) fn on_chip_idle(&mut self, chip: u32, gen: u32) {
-        if self.chip_gen[chip as usize] != gen || !self.chip_idle(chip) || self.workload_over() {
-            return;
-        }
+    /// Whether an idle turn of `chip` scheduled at work generation `gen` still stands and has work.
+    pub(super) fn idle_turn_due(&self, chip: u32, gen: u32) -> bool {
+        self.chip_gen[chip as usize] == gen
+            && self.chip_idle(chip)
+            && !self.workload_over()
+            && self.idle_task.as_ref().is_some_and(|t| t.has_work(chip))
+    }
+
+    /// `chip` has been idle since its work generation was `gen` (`idle_turn_due`): start the task's
+    /// next page move.
+    pub(super) fn on_chip_idle(&mut self, chip: u32, _gen: u32) {
         let Some(task) = self.idle_task.as_mut() else { return };
         while let Some((lpn, ppn)) = task.next(chip) {
             let plane = self.layout.plane_of(ppn);

@@ -296,6 +296,13 @@ impl Simulator {
         let mut since_hook = 0u32;
         while let Some(e) = self.events.pop() {
             debug_assert!(e.time >= self.now, "time went backwards");
+            if let Ev::ChipIdle(chip, gen) = e.kind {
+                // A turn with nothing to do is dropped before the clock moves: it must not make
+                // the run longer than the same run without an idle task.
+                if !self.idle_turn_due(chip, gen) {
+                    continue;
+                }
+            }
             self.now = e.time;
             if self.intervals.enabled() {
                 while self.now >= self.intervals.start + self.intervals.width {

@@ -91,6 +91,8 @@ fn rr_reprograms_a_conflicting_reads_page_slowly_in_idle_time() {
     let idle = b_done + 1_000_000;
     let reprogram = read_1 + CMD + XFER + PROG_SLOW;
     let r3_start = idle + reprogram;
+    // Idle turns with nothing to do leave no trace: the run ends with its last request.
+    assert_eq!(r.json["ssd"]["simulated_time_ns"], 10_000_000 + CMD + 30_000 + XFER + DECODE);
     let idle_json = &r.json["ssd"]["idle"];
     assert_eq!(
         latencies(&r),

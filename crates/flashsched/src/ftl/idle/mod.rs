@@ -32,6 +32,8 @@ pub trait IdleTask: Send {
     /// The next page to re-program on idle `chip`, if any: its logical page and the physical page
     /// it was recorded at (the caller drops it if the page has moved since).
     fn next(&mut self, chip: u32) -> Option<(Lpn, Ppn)>;
+    /// Whether `next` would hand out a page for `chip` (turns are only scheduled then).
+    fn has_work(&self, chip: u32) -> bool;
     /// Counters for the output.
     fn report(&self) -> IdleReport;
 }

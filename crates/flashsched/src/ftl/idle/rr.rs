@@ -58,6 +58,10 @@ impl IdleTask for Rr {
         Some((lpn, ppn))
     }
 
+    fn has_work(&self, chip: u32) -> bool {
+        !self.queues[chip as usize].is_empty()
+    }
+
     fn report(&self) -> IdleReport {
         self.report.clone()
     }
