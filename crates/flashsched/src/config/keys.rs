@@ -214,6 +214,7 @@ pub static KEYS: &[KeySpec] = &[
     k("workload.synthetic.zipf_theta", Kind::Float { min: 0.0, max: 10.0 }, "0.99", "`zipf`: skew exponent; slot ranks are shuffled over the range so hot data is not all at the start."),
     k("workload.synthetic.hot_fraction", Kind::Float { min: 0.0, max: 1.0 }, "0.2", "`hotcold`: fraction of the range that is hot."),
     k("workload.synthetic.hot_traffic", Kind::Float { min: 0.0, max: 1.0 }, "0.8", "`hotcold`: fraction of requests that go to the hot part."),
+    k("workload.synthetic.hot_split", Kind::Enum(&["shared", "separate"]), "\"shared\"", "`hotcold`: `shared`, reads and writes have the same hot part (the start of the range); `separate`, writes' hot part is at the end of the range instead, so the pages most read are seldom rewritten (as in traces whose reads and writes go to different data)."),
     k("workload.synthetic.sequential_run", Kind::Int { min: 1, max: i64::MAX }, "16", "`sequential`: requests per run before jumping to a new uniform random offset."),
     k("workload.synthetic.size_dist", Kind::Enum(&["uniform", "fixed", "lognormal"]), "\"uniform\"", "Request sizes: uniform over the multiples of `align` in [size_min, size_max]; always size_min; or lognormal with the mean and standard deviation of each direction (`read_size_mean`, ...), rounded up to `align` and kept within [size_min, size_max]."),
     k("workload.synthetic.read_size_mean", Kind::Size, "\"16KiB\"", "`lognormal`: mean read size (bytes)."),

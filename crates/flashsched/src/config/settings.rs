@@ -330,6 +330,8 @@ pub struct SyntheticSettings {
     pub zipf_theta: f64,
     pub hot_fraction: f64,
     pub hot_traffic: f64,
+    /// `hot_split = "separate"`: writes' hot part is at the end of the range.
+    pub hot_split_separate: bool,
     pub sequential_run: u64,
     pub size_fixed: bool,
     pub size_lognormal: bool,
@@ -511,6 +513,7 @@ impl Settings {
             zipf_theta: r.float("workload.synthetic.zipf_theta"),
             hot_fraction: r.float("workload.synthetic.hot_fraction"),
             hot_traffic: r.float("workload.synthetic.hot_traffic"),
+            hot_split_separate: r.str("workload.synthetic.hot_split") == "separate",
             sequential_run: r.int("workload.synthetic.sequential_run") as u64,
             size_fixed: r.str("workload.synthetic.size_dist") == "fixed",
             size_lognormal: r.str("workload.synthetic.size_dist") == "lognormal",

@@ -102,7 +102,7 @@ impl Synthetic {
         self.rng.random_range(lo..=hi) * a
     }
 
-    fn slot(&mut self, size_slots: u64) -> u64 {
+    fn slot(&mut self, size_slots: u64, op: Op) -> u64 {
         let n = self.slots;
         match self.p.address.as_str() {
             "uniform" => self.rng.random_range(0..n),
@@ -112,11 +112,13 @@ impl Synthetic {
             }
             "hotcold" => {
                 let hot = ((n as f64 * self.p.hot_fraction).round() as u64).clamp(1, n);
-                if self.rng.random::<f64>() < self.p.hot_traffic || hot == n {
+                let s = if self.rng.random::<f64>() < self.p.hot_traffic || hot == n {
                     self.rng.random_range(0..hot)
                 } else {
                     self.rng.random_range(hot..n)
-                }
+                };
+                // Separate hot parts: writes see the range mirrored, their hot part at its end.
+                if self.p.hot_split_separate && op == Op::Write { n - 1 - s } else { s }
             }
             _ => {
                 if self.seq_left == 0 || self.seq_next + size_slots > n {
@@ -147,7 +149,7 @@ impl Workload for Synthetic {
         let len = self.size(op);
         let a = self.p.align_bytes;
         let size_slots = len.div_ceil(a);
-        let slot = self.slot(size_slots);
+        let slot = self.slot(size_slots, op);
         // Keep the request inside the range.
         let slot = slot.min(self.slots.saturating_sub(size_slots));
         self.made += 1;

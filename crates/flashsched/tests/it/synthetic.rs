@@ -65,3 +65,23 @@ fn zipf_and_hotcold_are_skewed_and_sequential_runs_are_sequential() {
     let follows = seq.windows(2).filter(|w| w[1].offset == w[0].offset + w[0].len).count() as f64 / seq.len() as f64;
     assert!(follows > 0.8, "sequential share {follows}");
 }
+
+#[test]
+fn hotcold_with_separate_hot_parts_sends_writes_to_the_end_of_the_range() {
+    let sets = ["workload.synthetic.address=hotcold", "workload.synthetic.size_dist=fixed", "workload.synthetic.hot_fraction=0.1",
+        "workload.synthetic.hot_traffic=0.9", "workload.synthetic.read_ratio=0.5", "workload.synthetic.hot_split=separate"];
+    let reqs = generate(&sets);
+    let cap = 29_360_128f64;
+    let share = |op: Op, lo: f64, hi: f64| {
+        let of: Vec<_> = reqs.iter().filter(|r| r.op == op).collect();
+        of.iter().filter(|r| (r.offset as f64) >= lo * cap && (r.offset as f64) < hi * cap).count() as f64 / of.len() as f64
+    };
+    assert!((share(Op::Read, 0.0, 0.1) - 0.9).abs() < 0.02, "reads' hot part is the start");
+    assert!((share(Op::Write, 0.9, 1.0) - 0.9).abs() < 0.02, "writes' hot part is the end");
+    assert!(share(Op::Write, 0.0, 0.1) < 0.02, "writes seldom touch the reads' hot part");
+    // Shared (the default): both at the start.
+    let shared = generate(&sets[..5]);
+    let w_hot = shared.iter().filter(|r| r.op == Op::Write && (r.offset as f64) < 0.1 * cap).count() as f64
+        / shared.iter().filter(|r| r.op == Op::Write).count() as f64;
+    assert!((w_hot - 0.9).abs() < 0.02);
+}
