@@ -26,6 +26,15 @@ pub struct DeviceView<'a> {
     pub chip_queued: &'a dyn Fn(u32) -> usize,
 }
 
+impl DeviceView<'_> {
+    /// Whether parallel unit `unit` (dies `unit * dies_per_unit ..`: a chip, or a die) has no die
+    /// running an operation or holding queued transactions.
+    #[inline]
+    pub fn unit_idle(&self, unit: u32, dies_per_unit: u32) -> bool {
+        (unit * dies_per_unit..(unit + 1) * dies_per_unit).all(|d| !(self.die_busy)(d))
+    }
+}
+
 /// When a batching device queue (PIQ, VIOS) issues its head batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dispatch {

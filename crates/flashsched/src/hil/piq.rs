@@ -142,8 +142,7 @@ impl Piq {
         let dpu = self.dies_per_unit;
         // Idle units that transactions wait for: once each has been given its transactions,
         // nothing more can go this round, and the scan stops (the result is the same).
-        let idle = |u: u32| (u * dpu..(u + 1) * dpu).all(|d| !(device.die_busy)(d));
-        let mut targets = self.wanted.members().filter(|&u| idle(u)).count();
+        let mut targets = self.wanted.members().filter(|&u| device.unit_idle(u, dpu)).count();
         let (claimed, mine) = (&mut self.claimed, &mut self.mine);
         claimed.clear();
         // Batches start in order: once one cannot (the queue depth), no later one starts this
@@ -164,7 +163,7 @@ impl Piq {
             mine.clear();
             for t in b.txns.iter_mut().filter(|t| **t != NONE) {
                 let u = txns[*t as usize].die / dpu;
-                if (claimed.contains(u) && !mine.contains(u)) || (u * dpu..(u + 1) * dpu).any(|d| (device.die_busy)(d)) {
+                if (claimed.contains(u) && !mine.contains(u)) || !device.unit_idle(u, dpu) {
                     continue;
                 }
                 if !mine.contains(u) {
@@ -214,7 +213,7 @@ impl DeviceQueue for Piq {
             let fits = self.in_flight.len() + head.reqs.len() <= self.queue_depth;
             let idle = || {
                 let dpu = self.dies_per_unit;
-                head.occ.members().all(|u| (u * dpu..(u + 1) * dpu).all(|d| !(device.die_busy)(d)))
+                head.occ.members().all(|u| device.unit_idle(u, dpu))
             };
             if !old && !(fits && (self.dispatch == Dispatch::QueueDepth || idle())) {
                 return None; // the controller cannot take the whole batch yet, or its units are busy

@@ -322,7 +322,7 @@ impl Vios {
                     let mut k = 0;
                     while k < w.left.len() {
                         let c = w.left[k];
-                        let free = !claimed.contains(c) && (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d));
+                        let free = !claimed.contains(c) && device.unit_idle(c, dpc);
                         if !free {
                             k += 1;
                             continue;
@@ -380,7 +380,7 @@ impl Vios {
                         continue;
                     }
                     let chips = &self.waiting[slot as usize].chips;
-                    let free = chips.iter().all(|&c| !claimed.contains(c) && (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d)));
+                    let free = chips.iter().all(|&c| !claimed.contains(c) && device.unit_idle(c, dpc));
                     if old || (free && self.in_flight.len() < self.queue_depth) {
                         for &c in chips {
                             claimed.insert(c);
@@ -419,8 +419,7 @@ impl DeviceQueue for Vios {
             claimed.clear();
             if self.dispatch == Dispatch::SubRequests {
                 let dpc = self.layout.dies_per_chip;
-                let idle = |c: u32| (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d));
-                let mut targets = self.wanted.members().filter(|&c| idle(c)).count() as u32;
+                let mut targets = self.wanted.members().filter(|&c| device.unit_idle(c, dpc)).count() as u32;
                 if targets > 0 {
                     self.issue_sub_requests(true, txns, device, &mut claimed, &mut targets);
                     self.issue_sub_requests(false, txns, device, &mut claimed, &mut targets);
@@ -437,7 +436,7 @@ impl DeviceQueue for Vios {
             let old = device.now.saturating_sub(head.born) > self.max_age;
             let fits = self.in_flight.len() + head.len <= self.queue_depth;
             let dpc = self.layout.dies_per_chip;
-            let idle = || head.chips.members().all(|c| (c * dpc..(c + 1) * dpc).all(|d| !(device.die_busy)(d)));
+            let idle = || head.chips.members().all(|c| device.unit_idle(c, dpc));
             if !old && !(fits && (self.dispatch == Dispatch::QueueDepth || idle())) {
                 return None; // the controller cannot take the whole batch yet, or its chips are busy
             }

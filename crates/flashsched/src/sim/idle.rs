@@ -54,7 +54,7 @@ impl Simulator {
 
     /// `chip` has been idle since its work generation was `gen` (`idle_turn_due`): start the task's
     /// next page move.
-    pub(super) fn on_chip_idle(&mut self, chip: u32, _gen: u32) {
+    pub(super) fn on_chip_idle(&mut self, chip: u32) {
         let Some(task) = self.idle_task.as_mut() else { return };
         while let Some((lpn, ppn)) = task.next(chip) {
             let plane = self.layout.plane_of(ppn);

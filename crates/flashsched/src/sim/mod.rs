@@ -344,7 +344,7 @@ impl Simulator {
                 }
                 Ev::ReadOutDone(d) => self.finish_op(d),
                 Ev::EccDone(t) => self.complete_host_txn(t),
-                Ev::ChipIdle(chip, gen) => self.on_chip_idle(chip, gen),
+                Ev::ChipIdle(chip, _) => self.on_chip_idle(chip),
             }
             if self.need_dispatch {
                 self.need_dispatch = false;
