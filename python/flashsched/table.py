@@ -61,6 +61,7 @@ def print_trace_stats(stats: dict[str, Any], file: IO[str]) -> None:
         ("size mean / p50 / p99 / max (KiB)", f"{sz['mean'] / 1024:.1f} / {sz['p50'] / 1024:.1f} / {sz['p99'] / 1024:.1f} / {sz['max'] / 1024:.1f}"),
         ("footprint (4 KiB pages touched)", f"{stats['footprint_bytes'] / 2**20:,.1f} MiB"),
         ("written footprint", f"{stats['written_footprint_bytes'] / 2**20:,.1f} MiB"),
+        ("page re-reads (read again before a rewrite)", f"{stats['page_rereads']:,} of {stats['page_reads']:,} page reads ({stats['reread_fraction']:.1%})"),
         ("address range", f"{stats['address_min']:,} .. {stats['address_max']:,} ({stats['address_max'] / 2**30:.1f} GiB)"),
         ("duration", f"{stats['duration_ns'] / 1e9:,.3f} s"),
         ("inter-arrival mean / p50 / p99 (us)", f"{ia['mean'] / 1000:,.1f} / {ia['p50'] / 1000:,.1f} / {ia['p99'] / 1000:,.1f}"),

@@ -135,6 +135,16 @@ def test_trace_stats_on_generated_trace(tmp_path: Path) -> None:
     assert "requests" in cli("trace", "stats", str(trace)).stdout
 
 
+def test_trace_stats_counts_page_rereads_until_a_rewrite(tmp_path: Path) -> None:
+    # Pages 0 and 1 (8 sectors each): read 0; read 0-1 (0 again: a re-read); write 0; read 0-1
+    # (1 is a re-read, 0 was rewritten since); read 1 (a re-read). 6 page reads, 3 re-reads.
+    lines = ["0 0 0 8 1", "10 0 0 16 1", "20 0 0 8 0", "30 0 0 16 1", "40 0 8 8 1"]
+    s = json.loads(cli("trace", "stats", str(write_trace(tmp_path / "t.trace", lines)), "--json").stdout)
+    assert (s["page_reads"], s["page_rereads"], s["reread_fraction"]) == (6, 3, 0.5)
+    assert (s["footprint_bytes"], s["written_footprint_bytes"]) == (8192, 4096)
+    assert "page re-reads" in cli("trace", "stats", str(tmp_path / "t.trace")).stdout
+
+
 def test_trace_synth_errors_are_one_line_exit_2_and_write_nothing(tmp_path: Path) -> None:
     out = tmp_path / "t.trace"
     not_a_dir = tmp_path / "file"

@@ -2,22 +2,31 @@
 //! SSDSim issues (MQSim#46, #51, #74) came from silent unit or format mistakes; these numbers make
 //! such mistakes visible.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 
 use super::{Op, TraceError, TraceReader};
 
+/// A 4 KiB page's history, for the footprint and the re-read counts.
+const WRITTEN: u8 = 1;
+/// Read since it was last written (or since the start): a read now is a re-read.
+const READ_SINCE_WRITE: u8 = 2;
+
 /// Summarise a trace. The footprint counts distinct 4 KiB pages touched (memory grows with it).
+///
+/// Page re-reads say whether a trace has the locality that read-side policies (RR's slow
+/// re-programming, read-balanced wear levelling) live on: a page read again before it is
+/// rewritten profits from whatever the first read taught the device.
 pub fn trace_stats(reader: &mut TraceReader) -> Result<Value, TraceError> {
     let mut counts = [0u64; 4];
     let mut bytes = [0u64; 4];
     let mut sizes = Histogram::<u64>::new_with_bounds(1, 1 << 42, 3).expect("histogram");
     let mut gaps = Histogram::<u64>::new_with_bounds(1, 1 << 42, 3).expect("histogram");
     let (mut gap_sum, mut gap_sq) = (0f64, 0f64);
-    let mut pages: HashSet<u64> = HashSet::new();
-    let mut written: HashSet<u64> = HashSet::new();
+    let mut pages: HashMap<u64, u8> = HashMap::new();
+    let (mut page_reads, mut rereads) = (0u64, 0u64);
     let (mut lo, mut hi) = (u64::MAX, 0u64);
     let mut last: Option<u64> = None;
     let mut first_t = None;
@@ -42,9 +51,16 @@ pub fn trace_stats(reader: &mut TraceReader) -> Result<Value, TraceError> {
             lo = lo.min(r.offset);
             hi = hi.max(r.offset + r.len);
             for p in (r.offset >> 12)..=((r.offset + r.len - 1) >> 12) {
-                pages.insert(p);
-                if r.op == Op::Write {
-                    written.insert(p);
+                let state = pages.entry(p).or_insert(0);
+                match r.op {
+                    Op::Read => {
+                        page_reads += 1;
+                        rereads += u64::from(*state & READ_SINCE_WRITE != 0);
+                        *state |= READ_SINCE_WRITE;
+                    }
+                    Op::Write => *state = WRITTEN,
+                    // A trimmed page holds nothing: the next read of it learns nothing new.
+                    _ => *state &= !READ_SINCE_WRITE,
                 }
             }
         }
@@ -76,7 +92,10 @@ pub fn trace_stats(reader: &mut TraceReader) -> Result<Value, TraceError> {
             "max": if sizes.is_empty() { 0 } else { sizes.max() },
         },
         "footprint_bytes": pages.len() as u64 * 4096,
-        "written_footprint_bytes": written.len() as u64 * 4096,
+        "written_footprint_bytes": pages.values().filter(|s| **s & WRITTEN != 0).count() as u64 * 4096,
+        "page_reads": page_reads,
+        "page_rereads": rereads,
+        "reread_fraction": if page_reads > 0 { rereads as f64 / page_reads as f64 } else { 0.0 },
         "address_min": if lo == u64::MAX { 0 } else { lo },
         "address_max": hi,
         "duration_ns": duration,
