@@ -137,7 +137,15 @@ class Spec:
             params["workload"] = wl.get("name", "workload")
             params["seed"] = seed
             sources = _sources(self._resolve_path(config))
-            sets = [f"{k}={_scalar(v)}" for k, v in keys_set.items()] + self._workload_sets(wl) + [f"seed={seed}"]
+            # The workload's keys first, so a grid or variant key (an axis someone chose to sweep)
+            # overrides what a profile or trace sets by default (a profile's uniform addresses
+            # under a grid of hot/cold ones); a key set both by the workload's own `set` and by
+            # the grid or a variant is a contradiction, not a precedence question.
+            clash = sorted(set(keys_set) & {s.split("=", 1)[0] for s in workload_sets(dict(wl.get("set", {})))})
+            if clash:
+                raise SweepError(f"workloads.{params['workload']}: {', '.join(clash)} set both by the workload's "
+                                 "`set` and by the grid or a variant; set it in one place")
+            sets = self._workload_sets(wl) + [f"{k}={_scalar(v)}" for k, v in keys_set.items()] + [f"seed={seed}"]
             out.append(Run(run_id=_run_id(sources, sets, wl, self.base_dir), params=params, sources=sources,
                            sets=sets, workload=params["workload"], seed=seed))
         seen: dict[str, Run] = {}

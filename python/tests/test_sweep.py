@@ -140,3 +140,16 @@ def test_cli_sweep(tmp_path: Path) -> None:
     bad.write_text("config = 'tiny'\nwhat = 1\n")
     r = cli("sweep", str(bad))
     assert r.returncode == 2 and "unknown sweep keys" in r.stderr
+
+
+def test_grid_keys_override_a_profiles_defaults_and_clash_with_a_workloads_set() -> None:
+    # A profile sets uniform addresses; a grid over the address distribution must replace them
+    # (it was silently overridden by the profile once).
+    spec = {"config": "tiny", "seeds": [1], "grid": {"workload.synthetic.address": ["zipf"]},
+            "workloads": [{"name": "src", "profile": "vios2016/src", "requests": 200}]}
+    (run,) = sw.Spec.load(spec).expand()
+    resolved, _ = sw._core.resolve_config(list(run.sources), list(run.sets))
+    assert 'address = "zipf"' in resolved
+    clash = {**spec, "workloads": [{"name": "u", "set": {"synthetic.address": "hotcold"}}]}
+    with pytest.raises(sw.SweepError, match="workload.synthetic.address set both"):
+        sw.Spec.load(clash).expand()
