@@ -196,7 +196,10 @@ def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any,
                 and (across_value is None or str(p.get("across", across_value)) == str(across_value))):
             paper = p["value"]
     across = {cmp["across"]: across_value} if cmp.get("across") else {}
-    return _row(cmp, {wl: kind}, wl, f"{cmp['metric']}: {target} as % of {other}", paper, values, **across)
+    # The comparison's filter goes into its rows: two comparisons of one metric under different
+    # `where` (say two idle thresholds) stay apart in comparison.csv and in ratio_lines figures.
+    return _row(cmp, {wl: kind}, wl, f"{cmp['metric']}: {target} as % of {other}", paper, values, **across,
+                **cmp.get("where", {}))
 
 
 def policy_stats(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
@@ -303,7 +306,8 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
 def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None:
     """Before anything runs: every policy a ``ratio`` comparison names is a variant or a grid
     value of its ``by`` column, and every ``ratio_lines`` figure draws a row some comparison
-    makes (a typo would otherwise give an empty table or figure after an hour of runs)."""
+    makes under the same ``where`` (a typo would otherwise give an empty table or figure after an
+    hour of runs)."""
     labels = set()
     for cmp in _as_list(exp.get("compare")):
         if cmp.get("kind") != "ratio":
@@ -314,11 +318,18 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
             missing = [v for v in cmp[k] if v not in known]
             if missing:
                 raise ValueError(f"experiment {name}: compare {k} {missing} are not values of {by!r} (known: {known})")
-        labels |= {f"{cmp['metric']}: {t} as % of {a}" for t in cmp["targets"] for a in cmp["against"] if t != a}
+        where = _where_key(cmp)
+        labels |= {(f"{cmp['metric']}: {t} as % of {a}", where) for t in cmp["targets"] for a in cmp["against"] if t != a}
     for fig in _as_list(exp.get("figure")):
-        if fig.get("kind") == "ratio_lines" and fig["label"] not in labels:
-            raise ValueError(f"experiment {name}: figure label {fig['label']!r} is made by no ratio comparison "
-                             f"(made: {sorted(labels)})")
+        if fig.get("kind") == "ratio_lines" and (fig["label"], _where_key(fig)) not in labels:
+            made = sorted(f"{lab}" + (f" where {dict(w)}" if w else "") for lab, w in labels)
+            raise ValueError(f"experiment {name}: figure label {fig['label']!r}"
+                             + (f" where {fig['where']}" if fig.get("where") else "")
+                             + f" is made by no ratio comparison (made: {made})")
+
+
+def _where_key(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, str(v)) for k, v in spec.get("where", {}).items()))
 
 
 def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem: Path, title: str | None) -> None:
@@ -336,6 +347,8 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
         plot.normalized(ok, spec["metric"], spec["group"], spec["by"], spec["baseline"]).to_csv(stem.with_suffix(".csv"))
     elif kind == "ratio_lines":
         rows = cmp[cmp["metric"] == spec["label"]] if len(cmp) else cmp
+        for k, v in spec.get("where", {}).items():
+            rows = rows[rows[k].astype(str) == str(v)] if k in rows else rows.iloc[0:0]
         if not len(rows):
             return
         for suffix in ("png", "pdf"):

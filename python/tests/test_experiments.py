@@ -275,6 +275,9 @@ def test_reproduce_checks_compared_policies_and_figure_labels_before_running(tmp
     bad = {**exp, "figure": [{**exp["figure"][0], "label": "write_lat_mean_ns: vios as % of noop"}]}
     with pytest.raises(ValueError, match="made by no ratio comparison"):
         reproduce._check_outputs("x", bad, spec)
+    bad = {**exp, "figure": [{**exp["figure"][0], "where": {"device.idle.threshold": "1ms"}}]}
+    with pytest.raises(ValueError, match="where {'device.idle.threshold': '1ms'} is made by no ratio"):
+        reproduce._check_outputs("x", bad, spec)
     # Through the CLI: fixing the compared grid key leaves nothing to compare, before any run.
     r = cli("reproduce", "vios-chips", "--set", "device.geometry.chips_per_channel=8", "-q", "-o", str(tmp_path / "c"))
     assert r.returncode != 0 and "not values of 'device.geometry.chips_per_channel'" in r.stderr, r.stderr
@@ -286,7 +289,19 @@ def test_reproduce_rrwr_quick(tmp_path: Path) -> None:
     out = reproduce.reproduce("rrwr", tmp_path / "rrwr", requests=3000, workers=2, progress=False, seeds=[1],
                               workloads=["src", "usr"])
     cmp = pd.read_csv(out / "comparison.csv")
-    assert set(cmp["part"]) == {"rrwr-uniform", "rrwr-zipf"} and cmp["paper"].notna().sum() >= 2 * 7
+    # rrwr-real has neither workload, so it is skipped.
+    assert set(cmp["part"]) == {"rrwr-uniform", "rrwr-zipf", "rrwr-locality"} and cmp["paper"].notna().sum() >= 2 * 7
+    # The locality part's two idle thresholds stay apart, rows and figures.
+    loc = cmp[(cmp["part"] == "rrwr-locality") & (cmp["workload"] == "mean")
+              & (cmp["metric"] == "read_lat_mean_ns: rr as % of traditional")]
+    assert sorted(zip(loc["device.idle.threshold"], loc["workload.synthetic.hot_traffic"])) == [
+        (t, h) for t in ("1ms", "20ms") for h in (0.5, 0.9, 0.99)]
+    fig = pd.read_csv(out / "rrwr-locality" / "figure.csv")
+    assert set(fig["device.idle.threshold"]) == {"1ms"} and set(fig["workload"]) == {"src", "usr", "mean"}
+    # The grid's hot/cold addresses replace the profiles' uniform ones.
+    for run in sw.Spec.load(reproduce.load("rrwr-locality")["sweep"]).expand()[:4]:
+        resolved, _ = sw._core.resolve_config(list(run.sources), list(run.sets))
+        assert 'address = "hotcold"' in resolved and 'hot_split = "separate"' in resolved
     for part in ("rrwr-uniform", "rrwr-zipf"):
         t = pd.read_parquet(out / part / "results.parquet")
         assert (t["status"] == "ok").all() and len(t) == 2 * 6
