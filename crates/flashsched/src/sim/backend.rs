@@ -46,9 +46,15 @@ impl Simulator {
                 match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
                     Some(t) => {
                         self.start_txn(die, t);
-                        // Each read of a multi-plane command uses the suspension's budget.
-                        let n = 1 + self.flash.dies[die as usize].group().len() as u32;
-                        self.flash.dies[die as usize].count_suspended_reads(n);
+                        // Each read of a multi-plane command uses the suspension's budget. A stale
+                        // GC read is dropped instead of started, and dropping it may queue the
+                        // victim's erase, whose nested start can resume the suspended operation:
+                        // only a read the die is running now counts.
+                        let d = &mut self.flash.dies[die as usize];
+                        if d.txn() == t {
+                            let n = 1 + d.group().len() as u32;
+                            d.count_suspended_reads(n);
+                        }
                     }
                     None => self.resume(die),
                 }

@@ -114,3 +114,77 @@ proptest! {
         prop_assert_eq!(r.json["flashsched"]["requests_completed"].as_u64(), Some(1500));
     }
 }
+
+proptest! {
+    // Fewer cases: each is a whole timed run with GC and idle-time re-programs.
+    #![proptest_config(ProptestConfig { cases: (cases() / 8).max(1), ..ProptestConfig::default() })]
+
+    /// RR's re-programs (read, program elsewhere, invalidate) and WR's per-write modes, under any
+    /// host, device-queue and transaction scheduler, with or without program suspension, on random
+    /// small geometries busy enough for GC: every mapping survives (full invariant check), every
+    /// request completes, and the counters add up.
+    #[test]
+    fn rr_and_wr_keep_invariants_under_any_scheduler(
+        g in geometry(), seed in 0u64..1000, reads in 0.2f64..0.8,
+        host in prop::sample::select(vec!["fifo", "deadline", "pass"]),
+        hil in prop::sample::select(vec!["fifo", "piq", "vios"]),
+        sub_requests in any::<bool>(),
+        tsu in prop::sample::select(vec!["fcfs", "frfcfs", "o3"]),
+        suspend in any::<bool>(),
+        speed in prop::sample::select(vec!["traditional", "wr"]),
+        scope in prop::sample::select(vec!["chip", "device"]),
+        rr in any::<bool>(),
+        threshold_us in 20u64..2000,
+    ) {
+        let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
+        let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.3);
+        let mut o = Options::from_preset("tiny").unwrap();
+        let dispatch = if sub_requests { "sub_requests" } else { "queue_depth" };
+        let mut sets: Vec<(&str, String)> = geometry_sets((g.0, g.1, g.2, g.3, g.4, g.5, op));
+        sets.extend([
+            ("ftl.gc.threshold", "0.1".to_string()),
+            ("ftl.precondition.fill", "0.9".to_string()),
+            ("workload.kind", "\"synthetic\"".to_string()),
+            ("workload.synthetic.requests", "1200".to_string()),
+            ("workload.synthetic.read_ratio", format!("{reads}")),
+            ("workload.synthetic.arrival", "\"onoff\"".to_string()),
+            ("workload.synthetic.interarrival", "\"20us\"".to_string()),
+            ("workload.synthetic.on_time", "\"1ms\"".to_string()),
+            ("workload.synthetic.off_time", "\"3ms\"".to_string()),
+            ("workload.synthetic.size_max", "\"16KiB\"".to_string()),
+            ("host.scheduler", format!("\"{host}\"")),
+            ("hil.scheduler", format!("\"{hil}\"")),
+            ("tsu.scheduler", format!("\"{tsu}\"")),
+            ("tsu.suspend_for_reads", suspend.to_string()),
+            ("device.suspend.program", suspend.to_string()),
+            ("device.suspend.erase", suspend.to_string()),
+            ("device.ldpc.enabled", "true".to_string()),
+            ("device.program_mode", "\"normal\"".to_string()),
+            ("ftl.program_speed", format!("\"{speed}\"")),
+            ("ftl.wr.scope", format!("\"{scope}\"")),
+            ("ftl.idle_task", (if rr { "\"rr\"" } else { "\"none\"" }).to_string()),
+            ("device.idle.threshold", format!("\"{threshold_us}us\"")),
+            ("seed", seed.to_string()),
+        ]);
+        if hil != "fifo" {
+            sets.push(if hil == "piq" { ("hil.piq.dispatch", format!("\"{dispatch}\"")) } else { ("hil.vios.dispatch", format!("\"{dispatch}\"")) });
+        }
+        for (k, v) in sets {
+            o.set(&format!("{k}={v}")).unwrap();
+        }
+        let s = Settings::from_options(&o).map_err(|e| TestCaseError::fail(format!("generated config rejected: {e}")))?;
+        let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let j = &r.json;
+        prop_assert_eq!(&j["ssd"]["invariants"], "ok");
+        prop_assert_eq!(j["flashsched"]["requests_completed"].as_u64(), Some(1200));
+        if rr {
+            let idle = &j["ssd"]["idle"];
+            let n = |k: &str| idle[k].as_u64().unwrap();
+            prop_assert!(n("reprograms") + n("reprograms_dropped") <= n("recorded"), "{}", idle);
+            prop_assert_eq!(j["ssd"]["programs_per_mode"]["slow"].as_u64().unwrap_or(0) >= n("reprograms"), true);
+        } else {
+            prop_assert!(j["ssd"].get("idle").is_none());
+        }
+    }
+}
