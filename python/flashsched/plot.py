@@ -3,6 +3,8 @@
 - :func:`latency_cdf`: latency CDF per policy (log x), or the tail CCDF (log-log) with ``tail=True``;
 - :func:`normalized_bars`: per-trace bars normalised to a baseline policy, with a geometric-mean
   group at the end (the figure style of all five papers);
+- :func:`split_bars`: a latency split into its parts (stacked), per trace and policy, normalised
+  to a baseline policy's total (RR/WR Fig. 3);
 - :func:`ratio_lines`: a policy's metric as a percentage of another's against a swept parameter
   (wear stage, chips, program latency), one line per trace, the mean bold, the paper's points beside;
 - :func:`erase_distribution`: per-block erase-count distribution per policy;
@@ -118,6 +120,57 @@ def normalized_bars(table: "pd.DataFrame", metric: str, group: str, by: str, bas
     ax.set_title(title or f"{metric} normalised to {baseline}")
     return fig
 
+
+def split(table: "pd.DataFrame", parts: Sequence[str], group: str, by: str, baseline: Any) -> "pd.DataFrame":
+    """Each of ``parts`` (metrics that add up to a total, such as a latency's conflict, array,
+    transfer and ECC means) averaged over seeds per (group, by), divided by the baseline's total
+    (the sum of its parts) in the same group; a final ``mean`` group averages the groups. Rows are
+    (group, by), columns the parts: a row's sum is the policy's total as a fraction of the
+    baseline's."""
+    import pandas as pd
+
+    t = _ok(table).groupby([group, by], sort=False)[list(parts)].mean()
+    # A group's bars together, groups and policies in the order they first appear.
+    order = {g: i for i, g in enumerate(dict.fromkeys(t.index.get_level_values(0)))}
+    t = t.iloc[sorted(range(len(t)), key=lambda i: order[t.index[i][0]])]
+    if baseline not in t.index.get_level_values(by):
+        raise ValueError(f"baseline {baseline!r} is not a value of {by!r}")
+    base = t.xs(baseline, level=by).sum(axis=1)
+    norm = t.div(base, axis=0, level=group)
+    mean = norm.groupby(level=by, sort=False).mean()
+    mean.index = pd.MultiIndex.from_arrays([["mean"] * len(mean), list(mean.index)], names=[group, by])
+    return pd.concat([norm, mean])
+
+
+def split_bars(table: "pd.DataFrame", parts: Sequence[str], group: str, by: str, baseline: Any,
+               labels: Sequence[str] | None = None, ax: "Axes | None" = None, title: str | None = None) -> "Figure":
+    """Stacked bars (RR/WR Fig. 3): per group (a trace) one bar per policy, split into ``parts``
+    and normalised to the baseline policy's total (= 1.0), plus the mean over groups. Parts are
+    told apart by hatching, policies by colour."""
+    norm = split(table, parts, group, by, baseline)
+    groups = list(dict.fromkeys(norm.index.get_level_values(0)))
+    bars = list(dict.fromkeys(norm.index.get_level_values(1)))
+    labels = list(labels or parts)
+    fig, ax = _axes(ax, (max(6.0, 0.35 * len(groups) * len(bars) + 2), 3.6))
+    width = 0.8 / len(bars)
+    for j, b in enumerate(bars):
+        xs = [i + (j - (len(bars) - 1) / 2) * width for i in range(len(groups))]
+        bottom = [0.0] * len(groups)
+        for k, part in enumerate(parts):
+            ys = [float(norm.loc[(g, b), part]) if (g, b) in norm.index else 0.0 for g in groups]
+            ax.bar(xs, ys, width, bottom=bottom, color=OKABE_ITO[j % 8], hatch=HATCHES[k % 8], edgecolor="black",
+                   linewidth=0.4, label=str(b) if k == 0 else None)
+            bottom = [u + v for u, v in zip(bottom, ys)]
+    # A legend of the parts' hatches, in white, beside the policies' colours.
+    for k, lab in enumerate(labels):
+        ax.bar([0], [0], color="white", hatch=HATCHES[k % 8], edgecolor="black", linewidth=0.4, label=lab)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([str(g) for g in groups], rotation=30, ha="right")
+    ax.set_ylabel(f"normalised to {baseline}")
+    ax.legend(fontsize="small", ncols=min(5, len(bars) + len(labels)))
+    ax.set_title(title or f"split normalised to {baseline}")
+    return fig
 
 def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline", ax: "Axes | None" = None,
                 title: str | None = None) -> "Figure":

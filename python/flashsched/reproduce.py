@@ -321,6 +321,12 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
         where = _where_key(cmp)
         labels |= {(f"{cmp['metric']}: {t} as % of {a}", where) for t in cmp["targets"] for a in cmp["against"] if t != a}
     for fig in _as_list(exp.get("figure")):
+        need = FIGURE_KEYS.get(fig.get("kind"))
+        if need is None:
+            raise ValueError(f"experiment {name}: figure kind {fig.get('kind')!r}: expected {', '.join(FIGURE_KEYS)}")
+        missing = [k for k in need if k not in fig]
+        if missing:
+            raise ValueError(f"experiment {name}: a {fig['kind']} figure needs {', '.join(missing)}")
         if fig.get("kind") == "ratio_lines" and (fig["label"], _where_key(fig)) not in labels:
             made = sorted(f"{lab}" + (f" where {dict(w)}" if w else "") for lab, w in labels)
             raise ValueError(f"experiment {name}: figure label {fig['label']!r}"
@@ -334,7 +340,8 @@ def _where_key(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem: Path, title: str | None) -> None:
     """Draw one ``[[figure]]``: ``normalized_bars`` (a metric per workload and policy over a
-    baseline policy; ``where`` filters the runs) or ``ratio_lines`` (the comparison rows whose
+    baseline policy; ``where`` filters the runs), ``split_bars`` (metrics that add up to a total,
+    stacked, over the baseline policy's total) or ``ratio_lines`` (the comparison rows whose
     metric label is ``label``, against the ``across`` column, one line per workload)."""
     kind = spec.get("kind")
     title = spec.get("title", title)
@@ -355,8 +362,23 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
             fig = plot.ratio_lines(rows, spec["across"], ylabel=spec["label"], title=title)
             plot.save(fig, stem.with_suffix(f".{suffix}"))
         rows.to_csv(stem.with_suffix(".csv"), index=False)
+    elif kind == "split_bars":
+        for k, v in spec.get("where", {}).items():
+            ok = ok[ok[k] == v]
+        args = (ok, spec["parts"], spec["group"], spec["by"], spec["baseline"])
+        for suffix in ("png", "pdf"):
+            plot.save(plot.split_bars(*args, labels=spec.get("labels"), title=title), stem.with_suffix(f".{suffix}"))
+        plot.split(*args).to_csv(stem.with_suffix(".csv"))
     else:
-        raise ValueError(f"figure kind {kind!r}: expected normalized_bars or ratio_lines")
+        raise ValueError(f"figure kind {kind!r}: expected {', '.join(FIGURE_KEYS)}")
+
+
+# Each figure kind's required keys (checked before anything runs).
+FIGURE_KEYS = {
+    "normalized_bars": ("metric", "group", "by", "baseline"),
+    "ratio_lines": ("label", "across"),
+    "split_bars": ("parts", "group", "by", "baseline"),
+}
 
 
 def _reproduce_parts(name: str, exp: dict[str, Any], out: Path, **kwargs: Any) -> Path:

@@ -87,11 +87,20 @@ def table() -> pd.DataFrame:
 def test_plots(table: pd.DataFrame, tmp_path: Path) -> None:
     norm = plot.normalized(table, "read_lat_mean_ns", "workload", "host.queue_depth", 16)
     assert list(norm.index) == ["a", "b", "gmean"] and (norm[16] == 1.0).all()
+    # The latency split: the parts add up to the mean latency, so the baseline's bars sum to 1 and
+    # another policy's to its mean over the baseline's.
+    parts = [f"read_{p}_mean_ns" for p in ("conflict", "array", "transfer", "ecc")]
+    sp = plot.split(table, parts, "workload", "host.queue_depth", 16)
+    assert list(sp.index.get_level_values(0)) == ["a", "a", "b", "b", "mean", "mean"]
+    assert sp.loc[("a", 16)].sum() == pytest.approx(1.0, rel=1e-6)
+    lat = table.groupby(["workload", "host.queue_depth"])["read_lat_mean_ns"].mean()
+    assert sp.loc[("b", 2)].sum() == pytest.approx(lat[("b", 2)] / lat[("b", 16)], rel=1e-6)
     for name, fig in {
         "cdf.png": plot.latency_cdf(table, "host.queue_depth", "read"),
         "ccdf.pdf": plot.latency_cdf(table, "host.queue_depth", "write", tail=True),
         "bars.pdf": plot.normalized_bars(table, "read_lat_mean_ns", "workload", "host.queue_depth", 16),
         "erase.png": plot.erase_distribution(table, "host.queue_depth"),
+        "split.png": plot.split_bars(table, parts, "workload", "host.queue_depth", 16, labels=["CL", "SL", "TL", "ECC"]),
     }.items():
         path = plot.save(fig, tmp_path / name)
         assert path.stat().st_size > 1000
@@ -296,7 +305,9 @@ def test_reproduce_rrwr_quick(tmp_path: Path) -> None:
               & (cmp["metric"] == "read_lat_mean_ns: rr as % of traditional")]
     assert sorted(zip(loc["device.idle.threshold"], loc["workload.synthetic.hot_traffic"])) == [
         (t, h) for t in ("1ms", "20ms") for h in (0.5, 0.9, 0.99)]
-    fig = pd.read_csv(out / "rrwr-locality" / "figure.csv")
+    split = pd.read_csv(out / "rrwr-uniform" / "figure.csv")  # Fig. 3(a): the read latency split
+    assert {"read_conflict_mean_ns", "read_array_mean_ns", "read_transfer_mean_ns", "read_ecc_mean_ns"} <= set(split.columns)
+    fig = pd.read_csv(out / "rrwr-locality" / "figure3.csv")  # after the two split_bars figures
     assert set(fig["device.idle.threshold"]) == {"1ms"} and set(fig["workload"]) == {"src", "usr", "mean"}
     # The grid's hot/cold addresses replace the profiles' uniform ones.
     for run in sw.Spec.load(reproduce.load("rrwr-locality")["sweep"]).expand()[:4]:

@@ -280,7 +280,7 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
         }
         row.push((format!("{dir}_lat_max_ns"), d["lat_ns"]["max"].clone()));
         row.push((format!("{dir}_host_queue_mean_ns"), d["stages_ns"]["host_queue_ns"]["mean"].clone()));
-        for part in ["conflict", "array", "transfer"] {
+        for part in ["conflict", "array", "transfer", "ecc"] {
             row.push((format!("{dir}_{part}_mean_ns"), d["split_mean_ns"][format!("{part}_ns")].clone()));
         }
     }
