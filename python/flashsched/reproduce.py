@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import _core, plot, report
-from .sweeps import sweep
+from .sweeps import Spec, sweep
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -199,7 +199,7 @@ def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any,
     # The comparison's filter goes into its rows: two comparisons of one metric under different
     # `where` (say two idle thresholds) stay apart in comparison.csv and in ratio_lines figures.
     return _row(cmp, {wl: kind}, wl, f"{cmp['metric']}: {target} as % of {other}", paper, values, **across,
-                **cmp.get("where", {}))
+                **cmp.get("where", {}), where=_where_text(cmp))
 
 
 def policy_stats(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
@@ -242,6 +242,14 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
     if "parts" in exp:
         return _reproduce_parts(name, exp, out, requests=requests, workers=workers, cluster=cluster,
                                 progress=progress, seeds=seeds, grid=grid, workloads=workloads)
+    spec = _prepare(name, exp, requests=requests, seeds=seeds, grid=grid, workloads=workloads)
+    return _run(name, exp, spec, out, workers=workers, cluster=cluster, progress=progress)
+
+
+def _prepare(name: str, exp: dict[str, Any], *, requests: int | None, seeds: list[int] | None,
+             grid: dict[str, list[Any]] | None, workloads: list[str] | None) -> dict[str, Any]:
+    """The sweep ``reproduce`` runs for experiment ``name`` with the user's changes applied, checked
+    (keys, workloads, what the comparisons and figures select) before anything runs."""
     spec = copy.deepcopy(exp["sweep"])
     spec["name"] = name
     if workloads:
@@ -277,6 +285,12 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
             else:
                 w.setdefault("set", {})["synthetic.requests"] = requests
     _check_outputs(name, exp, spec)
+    Spec.load(spec).expand()  # two runs that would be one simulation, before anything runs
+    return spec
+
+
+def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, workers: int | None,
+         cluster: str | None, progress: Any) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     table = sweep(spec, out / "results.parquet", workers=workers, cluster=cluster, progress=progress)
     failed = table[table["status"] != "ok"]
@@ -318,6 +332,7 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
             missing = [v for v in cmp[k] if v not in known]
             if missing:
                 raise ValueError(f"experiment {name}: compare {k} {missing} are not values of {by!r} (known: {known})")
+        _check_where(name, f"compare {cmp['metric']}", cmp, spec)
         where = _where_key(cmp)
         labels |= {(f"{cmp['metric']}: {t} as % of {a}", where) for t in cmp["targets"] for a in cmp["against"] if t != a}
     for fig in _as_list(exp.get("figure")):
@@ -327,6 +342,10 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
         missing = [k for k in need if k not in fig]
         if missing:
             raise ValueError(f"experiment {name}: a {fig['kind']} figure needs {', '.join(missing)}")
+        _check_where(name, f"{fig['kind']} figure", fig, spec)
+        if "labels" in fig and len(fig["labels"]) != len(fig.get("parts", [])):
+            raise ValueError(f"experiment {name}: a split_bars figure's labels {fig['labels']} do not name its "
+                             f"parts {fig.get('parts')} one for one")
         if fig.get("kind") == "ratio_lines" and (fig["label"], _where_key(fig)) not in labels:
             made = sorted(f"{lab}" + (f" where {dict(w)}" if w else "") for lab, w in labels)
             raise ValueError(f"experiment {name}: figure label {fig['label']!r}"
@@ -336,6 +355,28 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
 
 def _where_key(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in spec.get("where", {}).items()))
+
+
+def _where_text(spec: dict[str, Any]) -> str:
+    """A comparison's or figure's ``where`` as one string (``key=value; ...``, empty without):
+    the ``where`` column of ``ratio`` rows, which a ``ratio_lines`` figure matches exactly."""
+    return "; ".join(f"{k}={v}" for k, v in _where_key(spec))
+
+
+def _check_where(name: str, what: str, item: dict[str, Any], spec: dict[str, Any]) -> None:
+    """A ``where`` may only select grid values the sweep runs (after ``--set``): anything else
+    would leave an empty comparison or figure, found out after the runs."""
+    grid = dict(spec.get("grid", {}))
+    if spec.get("variants"):
+        grid["variant"] = [v["name"] for v in spec["variants"]]
+    for k, v in item.get("where", {}).items():
+        if k in ("workload", item.get("across")):
+            raise ValueError(f"experiment {name}: {what} where {k!r}: filter on a grid key, not on the {k} column")
+        if k not in grid:
+            raise ValueError(f"experiment {name}: {what} where {k!r} is neither a grid key nor variant (grid: {sorted(grid)})")
+        if v not in list(grid[k]):
+            raise ValueError(f"experiment {name}: {what} where {k} = {v!r} selects no run: the sweep runs "
+                             f"{k} = {list(grid[k])} (a --set fixing {k} leaves this {what} nothing)")
 
 
 def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem: Path, title: str | None) -> None:
@@ -354,8 +395,9 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
         plot.normalized(ok, spec["metric"], spec["group"], spec["by"], spec["baseline"]).to_csv(stem.with_suffix(".csv"))
     elif kind == "ratio_lines":
         rows = cmp[cmp["metric"] == spec["label"]] if len(cmp) else cmp
-        for k, v in spec.get("where", {}).items():
-            rows = rows[rows[k].astype(str) == str(v)] if k in rows else rows.iloc[0:0]
+        # The rows of the comparison with this figure's own `where`, no more and no fewer filters.
+        if len(rows):
+            rows = rows[rows["where"].fillna("") == _where_text(spec)] if "where" in rows else rows
         if not len(rows):
             return
         for suffix in ("png", "pdf"):
@@ -394,12 +436,21 @@ def _reproduce_parts(name: str, exp: dict[str, Any], out: Path, **kwargs: Any) -
         unknown = sorted(set(wanted) - set().union(*has.values()))
         if unknown:
             raise KeyError(f"{name}: no part has a workload named {', '.join(unknown)}")
+    run_kw = {k: kwargs.pop(k) for k in ("workers", "cluster", "progress")}
+    # Every part is prepared and checked before the first runs: a mistake in the last part would
+    # otherwise surface after the others' hours of runs.
+    prepared = []
     for part in parts:
         mine = [w for w in wanted if w in has[part]] if wanted else None
         if wanted and not mine:
             continue
-        sub = reproduce(part, out / part, workloads=mine, **kwargs)
-        links.append((part, load(part).get("title", part)))
+        part_exp = load(part)
+        if "parts" in part_exp:
+            raise ValueError(f"{name}: part {part} has parts of its own")
+        prepared.append((part, part_exp, _prepare(part, part_exp, workloads=mine, **kwargs)))
+    for part, part_exp, spec in prepared:
+        sub = _run(part, part_exp, spec, out / part, **run_kw)
+        links.append((part, part_exp.get("title", part)))
         cmp = pd.read_csv(sub / "comparison.csv") if (sub / "comparison.csv").stat().st_size > 1 else pd.DataFrame()
         if len(cmp):
             cmp.insert(0, "part", part)

@@ -284,9 +284,26 @@ def test_reproduce_checks_compared_policies_and_figure_labels_before_running(tmp
     bad = {**exp, "figure": [{**exp["figure"][0], "label": "write_lat_mean_ns: vios as % of noop"}]}
     with pytest.raises(ValueError, match="made by no ratio comparison"):
         reproduce._check_outputs("x", bad, spec)
+    grid = {**spec, "grid": {**spec["grid"], "device.idle.threshold": ["1ms"]}}
     bad = {**exp, "figure": [{**exp["figure"][0], "where": {"device.idle.threshold": "1ms"}}]}
     with pytest.raises(ValueError, match="where {'device.idle.threshold': '1ms'} is made by no ratio"):
-        reproduce._check_outputs("x", bad, spec)
+        reproduce._check_outputs("x", bad, grid)
+    # A where must select runs the sweep makes; figure kinds and their keys are known.
+    for fig, msg in [({**exp["figure"][0], "where": {"device.idle.threshold": "1ms"}}, "is neither a grid key nor variant"),
+                     ({**exp["figure"][0], "where": {"variant": "noop"}}, "variant = 'noop' selects no run"),
+                     ({**exp["figure"][0], "where": {"ftl.precondition.pe_cycles": 7000}}, "not on the ftl.precondition"),
+                     ({**exp["figure"][0], "where": {"workload": "src"}}, "filter on a grid key"),
+                     ({"kind": "pie"}, "figure kind 'pie'"),
+                     ({"kind": "split_bars", "parts": ["a"], "group": "workload", "by": "variant"}, "needs baseline"),
+                     ({"kind": "split_bars", "parts": ["a", "b"], "labels": ["A"], "group": "workload", "by": "variant",
+                       "baseline": "piq"}, "do not name its parts")]:
+        with pytest.raises(ValueError, match=msg):
+            reproduce._check_outputs("x", {**exp, "figure": [fig]}, spec)
+    # Parts are all checked before the first runs: a fixed key that empties the last part's
+    # figure stops `reproduce rrwr` before anything is written.
+    r = cli("reproduce", "rrwr", "--set", "device.idle.threshold=1ms", "-q", "-o", str(tmp_path / "r"))
+    assert r.returncode != 0 and "selects no run" in r.stderr and "rrwr-locality" in r.stderr, r.stderr
+    assert not (tmp_path / "r").exists()
     # Through the CLI: fixing the compared grid key leaves nothing to compare, before any run.
     r = cli("reproduce", "vios-chips", "--set", "device.geometry.chips_per_channel=8", "-q", "-o", str(tmp_path / "c"))
     assert r.returncode != 0 and "not values of 'device.geometry.chips_per_channel'" in r.stderr, r.stderr
@@ -321,3 +338,13 @@ def test_reproduce_rrwr_quick(tmp_path: Path) -> None:
         assert by.loc[("src", "rr"), "reprogram_share"] > 0
         assert by["reprogram_share"].loc[(slice(None), "traditional")].isna().all()
         assert by.loc[("src", "wr-device"), "write_array_mean_ns"] < by.loc[("src", "traditional"), "write_array_mean_ns"]
+        # The table shows the choices: RR's slow re-programs, WR's fast programs; Traditional
+        # programs every page at the normal step and so reads every page at level 1. Every flash
+        # page read is counted at one level.
+        assert by.loc[("src", "rr"), "programs_slow"] > 0
+        levels = by[["reads_level_0", "reads_level_1", "reads_level_2"]].sum(axis=1)
+        assert (levels == by["nand_pages_read"]).all()
+        assert by.loc[("src", "wr-device"), "programs_fast"] > 0
+        trad = by.loc[("src", "traditional")]
+        assert (trad["programs_slow"], trad["programs_fast"], trad["reads_level_0"]) == (0, 0, 0)
+        assert pd.isna(trad["reads_level_3"])  # rrwr2016 has three levels

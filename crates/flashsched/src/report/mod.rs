@@ -290,6 +290,15 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     }
     // null without an idle-time task.
     row.push(("reprogram_share".into(), ssd["idle"]["reprogram_share"].clone()));
+    // Programs per mode (null unless some page was programmed in an explicit mode) and page reads
+    // per LDPC level (null without LDPC, or beyond the configured levels): whether WR and RR had
+    // a choice, in the table.
+    for mode in ["native", "slow", "normal", "fast"] {
+        row.push((format!("programs_{mode}"), ssd["programs_per_mode"][mode].clone()));
+    }
+    for level in 0..4 {
+        row.push((format!("reads_level_{level}"), ssd["ldpc"]["reads_per_level"][level].clone()));
+    }
     row.push(("erase_count_max".into(), ssd["erase_count"]["max"].clone()));
     row.push(("erase_count_stddev".into(), ssd["erase_count"]["stddev"].clone()));
     row.push(("channel_utilization".into(), ssd["channel_utilization"]["mean"].clone()));
