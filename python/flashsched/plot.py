@@ -168,7 +168,8 @@ def split_bars(table: "pd.DataFrame", parts: Sequence[str], group: str, by: str,
     ax.set_xticks(range(len(groups)))
     ax.set_xticklabels([str(g) for g in groups], rotation=30, ha="right")
     ax.set_ylabel(f"normalised to {baseline}")
-    ax.legend(fontsize="small", ncols=min(5, len(bars) + len(labels)))
+    # Beside the axes: inside, the legend would hide the bars it explains.
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(title or f"split normalised to {baseline}")
     return fig
 
