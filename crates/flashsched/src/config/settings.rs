@@ -533,6 +533,16 @@ impl Settings {
         if r.bytes("host.pass.region_size") == 0 {
             err("host.pass.region_size", "must be positive".into());
         }
+        // Slacker's write pausing pauses programs: the NAND must be able to.
+        let tsu = r.str("tsu.scheduler");
+        if crate::tsu::Mechanisms::named(tsu).wp {
+            if !r.bool("device.suspend.program") {
+                err("tsu.scheduler", format!("\"{tsu}\" pauses programs for reads (write pausing): set device.suspend.program = true"));
+            }
+            if r.bool("tsu.suspend_for_reads") {
+                err("tsu.suspend_for_reads", format!("cannot be combined with tsu.scheduler = \"{tsu}\", whose write pausing decides by slack when a program pauses for a read"));
+            }
+        }
         let rw = r.str("workload.jobs.rw");
         let mix = r.int("workload.jobs.rwmixread") as f64 / 100.0;
         let jobs = JobsSettings {

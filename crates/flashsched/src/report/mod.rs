@@ -194,6 +194,12 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "invariants": match &o.invariants_ok { Ok(()) => "ok".to_string(), Err(e) => e.clone() },
     });
     let mut ssd = ssd;
+    // Intra-request slack of the measured requests' sub-requests (Slacker §3.1, Table 2).
+    let slack = |d: &crate::stats::DirStats| json!({"sub_requests": d.slack.sub_requests, "mean_ns": round3(d.slack.mean_ns()), "sd_ns": round3(d.slack.sd_ns())});
+    ssd["slack"] = json!({"read": slack(&o.read), "write": slack(&o.write)});
+    if let Some(t) = &o.tsu {
+        ssd["tsu"] = t.clone();
+    }
     if let Some((task, rep)) = &o.idle {
         // RR/WR Fig. 4: re-programs as a share of the requests, both over the measured window.
         let share = c.reprograms as f64 / measured_ios.max(1) as f64;
@@ -290,6 +296,17 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     }
     // null without an idle-time task.
     row.push(("reprogram_share".into(), ssd["idle"]["reprogram_share"].clone()));
+    // Slacker: the measured slack; the estimator's error and the requests each mechanism served
+    // (null unless a slack-aware transaction scheduler ran).
+    for dir in ["read", "write"] {
+        row.push((format!("{dir}_slack_mean_ns"), ssd["slack"][dir]["mean_ns"].clone()));
+        row.push((format!("{dir}_slack_sd_ns"), ssd["slack"][dir]["sd_ns"].clone()));
+    }
+    row.push(("estimate_relative_abs_error".into(), ssd["tsu"]["estimate"]["all"]["relative_abs_error"].clone()));
+    row.push(("estimate_relative_mean_error".into(), ssd["tsu"]["estimate"]["all"]["relative_mean_error"].clone()));
+    for m in ["rbyp", "wbyp", "wp"] {
+        row.push((format!("requests_{m}_share"), ssd["tsu"][format!("requests_{m}_share")].clone()));
+    }
     // Programs per mode (null unless some page was programmed in an explicit mode) and page reads
     // per LDPC level (null without LDPC, or beyond the configured levels): whether WR and RR had
     // a choice, in the table.

@@ -71,6 +71,23 @@ impl Simulator {
         if self.txns.get(reader).kind != TxnKind::HostRead {
             return;
         }
+        if !self.flash.suspend.for_reads {
+            // Only a slack-aware scheduler's write pausing: it decides whether this program pauses.
+            let d = &self.flash.dies[die as usize];
+            let lead = d.txn();
+            if lead == NONE || !self.txns.get(lead).kind.is_write() {
+                return;
+            }
+            let mut run = std::mem::take(&mut self.pause_scratch);
+            run.clear();
+            run.push(lead);
+            run.extend_from_slice(d.group());
+            let pause = self.tsu.may_pause(die, &run, reader, &self.txns.items);
+            self.pause_scratch = run;
+            if !pause {
+                return;
+            }
+        }
         let f = &mut self.flash;
         if let Some(from) = f.dies[die as usize].read_queued(&f.suspend, &self.txns.items, self.now) {
             self.suspend_from(die, from);
@@ -167,6 +184,9 @@ impl Simulator {
         self.flash.dies[die as usize].begin(t, phase, now);
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
         self.flash.commands[die as usize].count(txn.kind.op(), 1 + joined);
+        if self.tsu_observes {
+            self.tsu.op_started(die, &txn, joined, now);
+        }
         if self.flash.skips_bus(phase) {
             // A zero-length command needs no bus time: go straight to the array.
             self.start_array(die);
@@ -291,9 +311,12 @@ impl Simulator {
         // The leading transaction of a multi-plane command keeps its stages for all of them.
         self.txns.get_mut(t).chan_asked = self.now;
         match self.flash.channels[ch as usize].request(die, self.now) {
-            Grant::Now => self.start_transfer(ch, die),
+            Grant::Now => return self.start_transfer(ch, die),
             Grant::Queued => {}
             Grant::QueuedRelease(at) => self.events.push(at, Ev::ChannelFree(ch)),
+        }
+        if self.tsu_observes {
+            self.tsu.channel_stalled(ch);
         }
     }
 

@@ -32,6 +32,7 @@ impl Simulator {
         self.measure_start = Some(self.now);
         let c = self.device_counters();
         self.snapshot = c;
+        self.tsu.begin_measurement();
         self.chan_snapshot = self.flash.channels.iter().map(|c| c.busy_ns()).collect();
         self.die_snapshot = self.flash.dies.iter().map(|d| d.busy_ns()).collect();
     }
@@ -39,9 +40,15 @@ impl Simulator {
     pub(super) fn complete_host_txn(&mut self, t: TxnId) {
         let now = self.now;
         let txn = *self.txns.get(t);
+        if self.tsu_observes {
+            self.tsu.host_txn_done(t, &txn, now);
+        }
         self.txns.remove(t);
         let ecc = txn.ecc as u64;
         let r = &mut self.reqs.items[txn.req as usize];
+        let x = (now - r.arrival) as f64;
+        r.sub_done_sum += x;
+        r.sub_done_sq += x * x;
         if now >= r.crit_done {
             r.crit_done = now;
             r.crit = Breakdown {
@@ -109,6 +116,11 @@ impl Simulator {
             }
         }
         self.last_completion = now;
+        if r.subs > 0 {
+            // Slack of its own sub-requests (requests merged into it have none of their own).
+            let dir = if r.op == Op::Read { &mut self.read } else { &mut self.write };
+            dir.slack.record(r.subs, (now - r.arrival) as f64, r.sub_done_sum, r.sub_done_sq);
+        }
         match r.op {
             Op::Read => self.read.record(r.len, r.arrival, r.dispatched, now, &b),
             Op::Write => self.write.record(r.len, r.arrival, r.dispatched, now, &b),

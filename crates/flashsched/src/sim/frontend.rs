@@ -64,6 +64,10 @@ impl Simulator {
             job: r.job,
             crit_done: 0,
             crit: Breakdown::default(),
+            unqueued: 0,
+            subs: 0,
+            sub_done_sum: 0.0,
+            sub_done_sq: 0.0,
         };
         let id: ReqId = self.reqs.insert(req);
         let stream = if r.job == crate::workload::NO_JOB { 0 } else { r.job };
@@ -172,7 +176,8 @@ impl Simulator {
                 }
             }
         }
-        self.reqs.items[id as usize].subs_left = subs;
+        let r = &mut self.reqs.items[id as usize];
+        (r.subs_left, r.unqueued, r.subs) = (subs, subs, subs);
         if subs == 0 {
             self.complete_request(id);
         }
@@ -223,13 +228,21 @@ impl Simulator {
         if self.idle_task.is_some() {
             self.chip_busy_again(self.layout.chip_of_die(die));
         }
-        if matches!(kind, TxnKind::HostRead | TxnKind::HostWrite) {
+        let host = matches!(kind, TxnKind::HostRead | TxnKind::HostWrite);
+        if host {
             let chip = self.layout.chip_of_die(die);
             let busy = self.tsu.queued_on_chip(chip) > 0 || self.flash.chip_busy(chip);
             self.reqs.items[req as usize].conflicted |= busy;
         }
         self.tsu.enqueue(t, self.txns.get(t));
-        if self.flash.suspend.for_reads && !self.flash.dies[die as usize].is_idle() {
+        if host && self.tsu_observes {
+            let r = &mut self.reqs.items[req as usize];
+            r.unqueued -= 1;
+            if r.unqueued == 0 {
+                self.tsu.request_queued(req, now);
+            }
+        }
+        if (self.flash.suspend.for_reads || self.tsu_observes) && !self.flash.dies[die as usize].is_idle() {
             self.maybe_suspend_for(die, t);
         }
         self.try_start_die(die);

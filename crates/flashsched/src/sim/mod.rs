@@ -66,6 +66,13 @@ struct Req {
     job: u32,
     crit_done: Time,
     crit: Breakdown,
+    /// Its transactions not yet in the chips' queues (a slack-aware scheduler is told when none is left).
+    unqueued: u32,
+    /// Its transactions, and the sum and sum of squares of their completion times after arrival
+    /// (ns): the request's intra-request slack when it completes.
+    subs: u32,
+    sub_done_sum: f64,
+    sub_done_sq: f64,
 }
 
 /// One row of the per-request log.
@@ -119,6 +126,8 @@ pub struct RunOutcome {
     pub reliability: Option<crate::nand::reliable::ReliabilityReport>,
     /// The idle-time task's name and counters, when one runs.
     pub idle: Option<(&'static str, ftl::idle::IdleReport)>,
+    /// What the transaction scheduler measured (Slacker's estimator and mechanisms), if anything.
+    pub tsu: Option<serde_json::Value>,
 }
 
 pub struct Simulator {
@@ -145,6 +154,10 @@ pub struct Simulator {
     host: Box<dyn HostScheduler>,
     hil: Box<dyn DeviceQueue>,
     tsu: Box<dyn TransactionScheduler>,
+    /// The transaction scheduler wants the observation hooks (`TransactionScheduler::observes`).
+    tsu_observes: bool,
+    /// Reused buffer: the program command asked to pause (write pausing).
+    pause_scratch: Vec<TxnId>,
     /// Dies, channels and their timing.
     flash: Flash,
     txns: TxnSlab,
@@ -208,6 +221,7 @@ impl Simulator {
         let hil = hil::build(s, layout);
         let program_speed = ftl::speed::build(s, layout.chips());
         let idle_task = ftl::idle::build(s, layout.chips());
+        let tsu = tsu::build(s, layout);
         let hil_places = hil.places_writes() && s.device_model.variation.is_some() && s.device_model.host_mode == crate::nand::latency::ProgramMode::Native;
         Ok(Simulator {
             layout,
@@ -229,7 +243,9 @@ impl Simulator {
             idle_threshold: s.ftl.idle_threshold_ns,
             host: host::build(s),
             hil,
-            tsu: tsu::build(s, layout),
+            tsu_observes: tsu.observes(),
+            tsu,
+            pause_scratch: Vec::new(),
             flash,
             txns: TxnSlab::default(),
             reqs: Slab::default(),
@@ -415,6 +431,7 @@ impl Simulator {
             invariants_ok: if self.full_check { self.ftl.check_invariants() } else { self.ftl.quick_check() },
             reliability: self.flash.latency.report(),
             idle: self.idle_task.as_ref().map(|t| (t.name(), t.report())),
+            tsu: self.tsu.report(),
         }
     }
 }

@@ -184,6 +184,40 @@ pub struct DirStats {
     /// Total latency: arrival to completion (the "response time" of the papers).
     pub lat: Dist,
     pub stages: [Dist; 7],
+    /// Intra-request slack of the sub-requests (Slacker §3.1).
+    pub slack: SlackSums,
+}
+
+/// Intra-request slack (Slacker §3.1): for each page transaction of a request, the request's
+/// completion minus the transaction's (0 for the last one). Sums over sub-requests, ns.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SlackSums {
+    pub sub_requests: u64,
+    sum: f64,
+    sq: f64,
+}
+
+impl SlackSums {
+    /// A request completed at `done` (ns from any origin) whose `n` sub-requests completed at
+    /// times summing to `sum` with squares summing to `sq` (same origin).
+    pub fn record(&mut self, n: u32, done: f64, sum: f64, sq: f64) {
+        let n_f = n as f64;
+        self.sub_requests += n as u64;
+        // sum of (done - x) and of (done - x)^2 over the request's sub-requests.
+        self.sum += n_f * done - sum;
+        self.sq += n_f * done * done - 2.0 * done * sum + sq;
+    }
+    pub fn mean_ns(&self) -> f64 {
+        if self.sub_requests == 0 { 0.0 } else { self.sum / self.sub_requests as f64 }
+    }
+    /// Sample standard deviation over sub-requests.
+    pub fn sd_ns(&self) -> f64 {
+        if self.sub_requests < 2 {
+            return 0.0;
+        }
+        let m = self.mean_ns();
+        ((self.sq - self.sum * m) / (self.sub_requests - 1) as f64).max(0.0).sqrt()
+    }
 }
 
 impl DirStats {

@@ -16,13 +16,14 @@ use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
 
 pub struct FrFcfs {
-    reads: Vec<VecDeque<(TxnId, u32)>>,
-    writes: Vec<VecDeque<(TxnId, u32)>>,
-    dies_per_chip: u32,
+    /// Per chip, (transaction, die), oldest first. Slacker (`slacker.rs`) reorders them.
+    pub(super) reads: Vec<VecDeque<(TxnId, u32)>>,
+    pub(super) writes: Vec<VecDeque<(TxnId, u32)>>,
+    pub(super) dies_per_chip: u32,
     /// Writes go first when `100 * write-queue length > drain_above` (alpha% of the nominal
     /// capacity, kept times 100 so the comparison is exact).
     drain_above: u64,
-    len: usize,
+    pub(super) len: usize,
 }
 
 impl FrFcfs {
@@ -47,7 +48,7 @@ impl FrFcfs {
     }
 
     /// Remove and return the oldest transaction of `q` for `die`.
-    fn first_for(q: &mut VecDeque<(TxnId, u32)>, die: u32) -> Option<TxnId> {
+    pub(super) fn first_for(q: &mut VecDeque<(TxnId, u32)>, die: u32) -> Option<TxnId> {
         let i = q.iter().position(|&(_, d)| d == die)?;
         q.remove(i).map(|(t, _)| t)
     }

@@ -4,15 +4,19 @@
 mod fcfs;
 mod frfcfs;
 mod o3;
+pub mod slack;
+mod slacker;
 
 pub use fcfs::Fcfs;
 pub use frfcfs::FrFcfs;
 pub use o3::O3;
+pub use slacker::{Mechanisms, Slacker};
 
 use std::collections::VecDeque;
 
+use crate::engine::Time;
 use crate::nand::Layout;
-use crate::sim::txn::{Txn, TxnId};
+use crate::sim::txn::{ReqId, Txn, TxnId};
 
 pub trait TransactionScheduler: Send {
     fn name(&self) -> &'static str;
@@ -32,6 +36,34 @@ pub trait TransactionScheduler: Send {
     /// Transactions queued (not running) for a die.
     fn queued_for_die(&self, die: u32) -> usize;
     fn len(&self) -> usize;
+
+    // What a scheduler that estimates response times (Slacker) observes of the device. The
+    // simulator calls these only when `observes()` is true, so the others pay nothing.
+
+    /// Whether the simulator should call the hooks below.
+    fn observes(&self) -> bool {
+        false
+    }
+    /// Every transaction of host request `req` is queued (the last just was, at `now`).
+    fn request_queued(&mut self, _req: ReqId, _now: Time) {}
+    /// `die` began a command at `now`: `lead`, and `joined` more of the same kind with it
+    /// (a multi-plane command).
+    fn op_started(&mut self, _die: u32, _lead: &Txn, _joined: u32, _now: Time) {}
+    /// Host transaction `t` completed at `now` (a read after its ECC decode).
+    fn host_txn_done(&mut self, _t: TxnId, _txn: &Txn, _now: Time) {}
+    /// A die of channel `ch` asked for the bus and found it busy.
+    fn channel_stalled(&mut self, _ch: u32) {}
+    /// Write pausing: host read `reader` was queued for `die`, which is programming `running` (a
+    /// command's transactions). True: pause the program at its next safe point for the read.
+    fn may_pause(&mut self, _die: u32, _running: &[TxnId], _reader: TxnId, _txns: &[Txn]) -> bool {
+        false
+    }
+    /// Measurement starts now: forget what was counted during warm-up.
+    fn begin_measurement(&mut self) {}
+    /// What the scheduler measured, for `ssd.tsu` in the report (`None`: nothing).
+    fn report(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn TransactionScheduler> {
@@ -40,6 +72,10 @@ pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn Transaction
         "fcfs" => Box::new(Fcfs::new(layout)),
         "o3" => Box::new(O3::new(layout)),
         "frfcfs" => Box::new(FrFcfs::new(layout, r.int("tsu.frfcfs.alpha") as u32, r.int("tsu.frfcfs.write_queue") as u32)),
+        name @ ("slacker" | "rbyp" | "wbyp" | "wp" | "rbyp+wp" | "frfcfs+est") => {
+            let base = FrFcfs::new(layout, r.int("tsu.frfcfs.alpha") as u32, r.int("tsu.frfcfs.write_queue") as u32);
+            Box::new(Slacker::new(s, layout, base, Mechanisms::named(name)))
+        }
         other => unreachable!("transaction scheduler {other} passed validation"),
     }
 }

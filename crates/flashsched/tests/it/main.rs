@@ -2,6 +2,7 @@
 
 mod advanced;
 mod rrwr;
+mod slacker;
 mod closed_loop;
 mod determinism;
 mod ftl_props;

@@ -1,0 +1,561 @@
+//! Slacker (paper 003, ASPLOS 2017): slack-aware reordering of each chip's FR-FCFS queues.
+//!
+//! Every host sub-request (page transaction) entering its chip's read or write queue gets an
+//! estimated completion time from the on-line estimator ([`super::slack`]); once all the
+//! sub-requests of its request are queued, each one's slack is the latest estimated completion
+//! among them minus its own (eq. 8). Three mechanisms use it, each selectable:
+//!
+//! - **Rbyp** (read bypassing, §4.1): an incoming host read moves ahead of the queued reads of its
+//!   unit, starting from the tail, while the entry it would pass has slack of at least the read's
+//!   service time; each entry passed loses that much slack. Entries of other dies of the chip are
+//!   passed freely when dies interleave: the new read does not delay them.
+//! - **Wbyp** (write bypassing): the same in the write queue with the write's service time.
+//! - **WP** (slack-aware write pausing, §4.2): a host read arriving for a die that is programming a
+//!   host write whose slack covers a read's service time (and the resume overhead) pauses the
+//!   program at its next safe point (`device.suspend.safe_point = "ispp"`: the end of the ISPP
+//!   iteration under way); the die then serves queued host reads while the program's slack lasts,
+//!   each read taking its service time from it, and resumes.
+//!
+//! Slack never goes negative: an entry is passed or paused only while its slack covers the delay.
+//! "Slack of at least the service time" (not "more than"): in Figure 6(a) RA1's slack of 2 cycles
+//! lets both RB2 and RC2 (one cycle each) pass it.
+//!
+//! Below the reordering it is FR-FCFS with conditional queue size ([`super::FrFcfs`], the paper's
+//! baseline), which picks what an idle die runs next.
+//!
+//! Names (`tsu.scheduler`): `slacker` (Rbyp + Wbyp + WP), `rbyp`, `wbyp`, `wp`, `rbyp+wp`, and
+//! `frfcfs+est` (FR-FCFS with the estimator running and nothing reordered: the baseline's
+//! estimation error and estimated slack).
+
+use rustc_hash::FxHashMap;
+use serde_json::json;
+
+use super::slack::{Ahead, Estimator};
+use super::{FrFcfs, TransactionScheduler};
+use crate::config::Settings;
+use crate::engine::Time;
+use crate::nand::Layout;
+use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
+
+/// Which of Slacker's mechanisms run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mechanisms {
+    pub rbyp: bool,
+    pub wbyp: bool,
+    pub wp: bool,
+}
+
+impl Mechanisms {
+    /// The mechanisms of a `tsu.scheduler` name.
+    pub fn named(name: &str) -> Self {
+        match name {
+            "slacker" => Mechanisms { rbyp: true, wbyp: true, wp: true },
+            "rbyp" => Mechanisms { rbyp: true, ..Default::default() },
+            "wbyp" => Mechanisms { wbyp: true, ..Default::default() },
+            "wp" => Mechanisms { wp: true, ..Default::default() },
+            "rbyp+wp" => Mechanisms { rbyp: true, wp: true, ..Default::default() },
+            _ => Mechanisms::default(),
+        }
+    }
+}
+
+/// A request used a mechanism (bits of `Track::used`).
+const USED_RBYP: u8 = 1;
+const USED_WBYP: u8 = 2;
+const USED_WP: u8 = 4;
+
+/// What Slacker keeps per transaction id (ids are reused once a transaction is done; entries are
+/// rewritten when a host transaction is queued).
+#[derive(Debug, Clone, Copy, Default)]
+struct Sub {
+    /// Slack left (ns): how much longer it may wait without delaying its request.
+    slack: u64,
+    /// Estimated completion time and when it was queued.
+    est_done: Time,
+    queued: Time,
+}
+
+/// A host request whose sub-requests are in the queues.
+#[derive(Debug, Default)]
+struct Track {
+    /// Sub-requests queued and not yet done.
+    live: Vec<TxnId>,
+    /// The latest estimated completion among all its sub-requests.
+    est_max: Time,
+    all_queued: bool,
+    used: u8,
+    /// The latest actual completion among its sub-requests so far.
+    done: Time,
+}
+
+/// Estimated against actual response times of host sub-requests of one direction.
+#[derive(Debug, Clone, Copy, Default)]
+struct ErrorSums {
+    n: u64,
+    est: f64,
+    actual: f64,
+    abs_err: f64,
+}
+
+impl ErrorSums {
+    fn json(&self) -> serde_json::Value {
+        let mean = |x: f64| if self.n == 0 { 0.0 } else { x / self.n as f64 };
+        json!({
+            "sub_requests": self.n,
+            "estimate_mean_ns": mean(self.est),
+            "actual_mean_ns": mean(self.actual),
+            "mean_abs_error_ns": mean(self.abs_err),
+            // sum |estimate - actual| / sum actual
+            "relative_abs_error": if self.actual > 0.0 { self.abs_err / self.actual } else { 0.0 },
+            // (mean estimate - mean actual) / mean actual
+            "relative_mean_error": if self.actual > 0.0 { (self.est - self.actual) / self.actual } else { 0.0 },
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    requests: u64,
+    used_rbyp: u64,
+    used_wbyp: u64,
+    used_wp: u64,
+    /// Sub-requests that moved ahead, and the entries they passed.
+    read_bypasses: u64,
+    reads_passed: u64,
+    write_bypasses: u64,
+    writes_passed: u64,
+    /// Programs paused, and reads served during pauses.
+    pauses: u64,
+    pause_reads: u64,
+    read_err: ErrorSums,
+    write_err: ErrorSums,
+    /// Requests that completed later than their estimated completion (the latest estimate among
+    /// their sub-requests), and by how much in total (ns).
+    late: u64,
+    late_ns: u64,
+    /// Estimated slack (eq. 8) given to host sub-requests: count, sum, sum of squares (ns).
+    slack_n: u64,
+    slack_sum: f64,
+    slack_sq: f64,
+}
+
+pub struct Slacker {
+    mech: Mechanisms,
+    base: FrFcfs,
+    est: Estimator,
+    /// The resume overhead a pause adds to the paused program (device.suspend.resume).
+    resume_ns: u64,
+    subs: Vec<Sub>,
+    tracks: FxHashMap<ReqId, Track>,
+    /// Emptied `Track::live` vectors, reused.
+    spare: Vec<Vec<TxnId>>,
+    /// Per die: the program command paused for reads (WP), and whether its resume overhead has
+    /// been taken from its slack yet.
+    paused: Vec<(Vec<TxnId>, bool)>,
+    n: Counts,
+}
+
+impl Slacker {
+    pub fn new(s: &Settings, layout: Layout, base: FrFcfs, mech: Mechanisms) -> Self {
+        Slacker {
+            mech,
+            base,
+            est: Estimator::new(s, layout),
+            resume_ns: s.resolved.ns("device.suspend.resume"),
+            subs: Vec::new(),
+            tracks: FxHashMap::default(),
+            spare: Vec::new(),
+            paused: vec![(Vec::new(), false); layout.dies() as usize],
+            n: Counts::default(),
+        }
+    }
+
+    #[inline]
+    fn sub(&mut self, t: TxnId) -> &mut Sub {
+        let i = t as usize;
+        if i >= self.subs.len() {
+            self.subs.resize(i + 1, Sub::default());
+        }
+        &mut self.subs[i]
+    }
+
+    #[inline]
+    fn slack(&self, t: TxnId) -> u64 {
+        self.subs.get(t as usize).map_or(0, |s| s.slack)
+    }
+
+    /// Queue host transaction `id` for `die`: move it ahead of entries with enough slack if its
+    /// mechanism is on, then estimate its completion from where it stands.
+    fn enqueue_host(&mut self, id: TxnId, txn: &Txn) {
+        let now = txn.enqueued;
+        let die = txn.die;
+        let chip = (die / self.base.dies_per_chip) as usize;
+        let unit = self.est.unit(die);
+        let read = txn.kind.is_read();
+        let bypass = if read { self.mech.rbyp } else { self.mech.wbyp };
+        let svc = self.est.lat.service(txn.kind);
+        // Reset this id's record first: `slack()` of the entries passed must not see a stale one.
+        *self.sub(id) = Sub { slack: 0, est_done: 0, queued: now };
+        let q = if read { &mut self.base.reads[chip] } else { &mut self.base.writes[chip] };
+        let mut pos = q.len();
+        let mut passed = 0u64;
+        if bypass {
+            // From the tail: pass entries of other units freely, and entries of this unit while
+            // their slack covers this one's service time.
+            let mut i = q.len();
+            while i > 0 {
+                let (t, d) = q[i - 1];
+                if self.est.unit(d) != unit {
+                    i -= 1;
+                    continue;
+                }
+                let s = self.subs.get(t as usize).map_or(0, |s| s.slack);
+                if s < svc {
+                    break;
+                }
+                self.subs[t as usize].slack = s - svc;
+                passed += 1;
+                i -= 1;
+                pos = i;
+            }
+        }
+        q.insert(pos, (id, die));
+        // What stands ahead of it on its unit.
+        let same = |&(_, d): &(TxnId, u32)| self.est.unit(d) == unit;
+        let ahead = if read {
+            Ahead { reads: self.base.reads[chip].iter().take(pos).filter(|e| same(e)).count() as u32, writes: 0 }
+        } else {
+            Ahead {
+                reads: self.base.reads[chip].iter().filter(|e| same(e)).count() as u32,
+                writes: self.base.writes[chip].iter().take(pos).filter(|e| same(e)).count() as u32,
+            }
+        };
+        let est_done = now + self.est.response(die, txn.kind, ahead, now);
+        self.subs[id as usize].est_done = est_done;
+        let track = match self.tracks.entry(txn.req) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let live = self.spare.pop().unwrap_or_default();
+                v.insert(Track { live, ..Default::default() })
+            }
+        };
+        track.live.push(id);
+        track.est_max = track.est_max.max(est_done);
+        if passed > 0 {
+            if read {
+                track.used |= USED_RBYP;
+                self.n.read_bypasses += 1;
+                self.n.reads_passed += passed;
+            } else {
+                track.used |= USED_WBYP;
+                self.n.write_bypasses += 1;
+                self.n.writes_passed += passed;
+            }
+        }
+    }
+
+    /// The request's last sub-request is done: count what it used and forget it.
+    fn retire(&mut self, req: ReqId) {
+        if let Some(mut t) = self.tracks.remove(&req) {
+            self.n.requests += 1;
+            if t.done > t.est_max {
+                self.n.late += 1;
+                self.n.late_ns += t.done - t.est_max;
+            }
+            self.n.used_rbyp += u64::from(t.used & USED_RBYP != 0);
+            self.n.used_wbyp += u64::from(t.used & USED_WBYP != 0);
+            self.n.used_wp += u64::from(t.used & USED_WP != 0);
+            t.live.clear();
+            self.spare.push(t.live);
+        }
+    }
+}
+
+impl TransactionScheduler for Slacker {
+    fn name(&self) -> &'static str {
+        match (self.mech.rbyp, self.mech.wbyp, self.mech.wp) {
+            (true, true, true) => "slacker",
+            (true, false, false) => "rbyp",
+            (false, true, false) => "wbyp",
+            (false, false, true) => "wp",
+            (true, false, true) => "rbyp+wp",
+            (false, false, false) => "frfcfs+est",
+            _ => "slacker-custom",
+        }
+    }
+    fn enqueue(&mut self, id: TxnId, txn: &Txn) {
+        self.est.queued(txn.die);
+        if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
+            self.enqueue_host(id, txn);
+            self.base.len += 1;
+        } else {
+            *self.sub(id) = Sub::default();
+            self.base.enqueue(id, txn);
+        }
+    }
+    fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
+        // A host write back from waiting for GC keeps its slack and estimate.
+        self.base.enqueue_front(id, txn);
+    }
+    fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
+        self.base.next(die, txns)
+    }
+    fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
+        if !self.mech.wp {
+            return self.base.next_read(die, txns);
+        }
+        // A paused program: serve the oldest queued host read of the die while the program's
+        // slack covers it.
+        let need_resume = !self.paused[die as usize].1;
+        let need = self.est.lat.read + if need_resume { self.resume_ns } else { 0 };
+        let covered = {
+            let (run, _) = &self.paused[die as usize];
+            !run.is_empty() && run.iter().all(|&w| self.slack(w) >= need)
+        };
+        let chip = (die / self.base.dies_per_chip) as usize;
+        let pick = if covered {
+            self.base.reads[chip].iter().position(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead)
+        } else {
+            None
+        };
+        let Some(i) = pick else {
+            // Nothing to serve within the slack: the program resumes.
+            self.paused[die as usize].0.clear();
+            return None;
+        };
+        let (r, _) = self.base.reads[chip].remove(i).expect("picked");
+        self.base.len -= 1;
+        let (run, resumed) = &mut self.paused[die as usize];
+        *resumed = true;
+        for &w in run.iter() {
+            self.subs[w as usize].slack -= need;
+        }
+        self.n.pause_reads += 1;
+        if let Some(t) = self.tracks.get_mut(&txns[r as usize].req) {
+            t.used |= USED_WP;
+        }
+        Some(r)
+    }
+    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+        self.base.take_companions(die, max, fits, out)
+    }
+    fn queued_on_chip(&self, chip: u32) -> usize {
+        self.base.queued_on_chip(chip)
+    }
+    fn queued_for_die(&self, die: u32) -> usize {
+        self.base.queued_for_die(die)
+    }
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn observes(&self) -> bool {
+        true
+    }
+    fn request_queued(&mut self, req: ReqId, _now: Time) {
+        let Some(t) = self.tracks.get_mut(&req) else { return };
+        t.all_queued = true;
+        // Eq. 8 for the sub-requests still waiting or running.
+        for &s in &t.live {
+            let sub = &mut self.subs[s as usize];
+            sub.slack = t.est_max - sub.est_done;
+            self.n.slack_n += 1;
+            self.n.slack_sum += sub.slack as f64;
+            self.n.slack_sq += (sub.slack as f64) * (sub.slack as f64);
+        }
+        if t.live.is_empty() {
+            self.retire(req);
+        }
+    }
+    fn op_started(&mut self, die: u32, lead: &Txn, joined: u32, now: Time) {
+        let gc_move = lead.kind == TxnKind::GcWrite && !lead.is_reprogram();
+        self.est.started(die, lead.kind, 1 + joined, gc_move, now);
+    }
+    fn host_txn_done(&mut self, t: TxnId, txn: &Txn, now: Time) {
+        let s = self.subs[t as usize];
+        let est = (s.est_done - s.queued) as f64;
+        let actual = (now - s.queued) as f64;
+        let e = if txn.kind.is_read() { &mut self.n.read_err } else { &mut self.n.write_err };
+        e.n += 1;
+        e.est += est;
+        e.actual += actual;
+        e.abs_err += (est - actual).abs();
+        let Some(tr) = self.tracks.get_mut(&txn.req) else { return };
+        tr.done = tr.done.max(now);
+        if let Some(i) = tr.live.iter().position(|&x| x == t) {
+            tr.live.swap_remove(i);
+        }
+        if tr.live.is_empty() && tr.all_queued {
+            self.retire(txn.req);
+        }
+    }
+    fn channel_stalled(&mut self, ch: u32) {
+        self.est.channel_stalled(ch);
+    }
+    fn may_pause(&mut self, die: u32, running: &[TxnId], _reader: TxnId, txns: &[Txn]) -> bool {
+        if !self.mech.wp || running.is_empty() {
+            return false;
+        }
+        let need = self.est.lat.read + self.resume_ns;
+        let ok = running.iter().all(|&w| txns[w as usize].kind == TxnKind::HostWrite && self.slack(w) >= need);
+        if ok {
+            let p = &mut self.paused[die as usize];
+            if p.0.as_slice() != running {
+                p.0.clear();
+                p.0.extend_from_slice(running);
+                p.1 = false;
+                self.n.pauses += 1;
+            }
+        }
+        ok
+    }
+    fn begin_measurement(&mut self) {
+        self.n = Counts::default();
+    }
+    fn report(&self) -> Option<serde_json::Value> {
+        let n = &self.n;
+        let share = |x: u64| if n.requests == 0 { 0.0 } else { x as f64 / n.requests as f64 };
+        let slack_mean = if n.slack_n == 0 { 0.0 } else { n.slack_sum / n.slack_n as f64 };
+        let slack_sd = if n.slack_n < 2 { 0.0 } else { ((n.slack_sq - n.slack_sum * slack_mean) / (n.slack_n - 1) as f64).max(0.0).sqrt() };
+        let mut both = n.read_err;
+        both.n += n.write_err.n;
+        both.est += n.write_err.est;
+        both.actual += n.write_err.actual;
+        both.abs_err += n.write_err.abs_err;
+        Some(json!({
+            "scheduler": self.name(),
+            "rbyp": self.mech.rbyp,
+            "wbyp": self.mech.wbyp,
+            "wp": self.mech.wp,
+            "requests": n.requests,
+            "requests_rbyp_share": share(n.used_rbyp),
+            "requests_wbyp_share": share(n.used_wbyp),
+            "requests_wp_share": share(n.used_wp),
+            "read_bypasses": n.read_bypasses,
+            "reads_passed": n.reads_passed,
+            "write_bypasses": n.write_bypasses,
+            "writes_passed": n.writes_passed,
+            "pauses": n.pauses,
+            "pause_reads": n.pause_reads,
+            "requests_late": n.late,
+            "late_ns_total": n.late_ns,
+            "estimated_slack": {"sub_requests": n.slack_n, "mean_ns": slack_mean, "sd_ns": slack_sd},
+            "estimate": {"read": n.read_err.json(), "write": n.write_err.json(), "all": both.json()},
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Options;
+
+    fn slacker(name: &str, sets: &[&str]) -> (Slacker, u64, u64) {
+        let mut o = Options::from_preset("tiny").unwrap();
+        for s in sets {
+            o.set(s).unwrap();
+        }
+        let s = Settings::from_options(&o).unwrap();
+        let layout = Layout::new(&s.geometry);
+        let base = FrFcfs::new(layout, 75, 1 << 20);
+        let sl = Slacker::new(&s, layout, base, Mechanisms::named(name));
+        let (r, w) = (sl.est.lat.read, sl.est.lat.write);
+        (sl, r, w)
+    }
+
+    /// Host transactions as the slab would hold them: (kind, request, die, queued at).
+    fn slab(spec: &[(TxnKind, ReqId, u32, Time)]) -> Vec<Txn> {
+        spec.iter()
+            .map(|&(k, req, die, at)| {
+                let mut t = Txn::new(k, req, 0, 0, 0, die, 4096, at);
+                t.enqueued = at;
+                t
+            })
+            .collect()
+    }
+
+    fn order(s: &mut Slacker, die: u32, txns: &[Txn]) -> Vec<TxnId> {
+        std::iter::from_fn(|| s.next(die, txns)).collect()
+    }
+
+    #[test]
+    fn a_read_passes_entries_whose_slack_covers_it_and_they_lose_that_much() {
+        // Die 0 (chip 0); request 1: sub-requests 3 (die 0) and 4 (die 2, behind 3 reads of
+        // request 9 there): sub-request 3 gets the slack of 3 reads. Requests 2, 3 and 4 (one read
+        // each on die 0) pass it in turn, each taking one read of its slack; request 5 cannot.
+        let (mut s, rd, _) = slacker("rbyp", &["device.geometry.chips_per_channel=4"]);
+        let r = TxnKind::HostRead;
+        let txns = slab(&[(r, 9, 2, 0), (r, 9, 2, 0), (r, 9, 2, 0), (r, 1, 0, 0), (r, 1, 2, 0), (r, 2, 0, 0), (r, 3, 0, 0), (r, 4, 0, 0), (r, 5, 0, 0)]);
+        for t in 0..3 {
+            s.enqueue(t, &txns[t as usize]);
+        }
+        s.request_queued(9, 0);
+        s.enqueue(3, &txns[3]);
+        s.enqueue(4, &txns[4]);
+        s.request_queued(1, 0);
+        assert_eq!(s.slack(3), 3 * rd, "eq. 8: (3 ahead + own) - own");
+        assert_eq!(s.slack(4), 0);
+        for t in 5..9 {
+            s.enqueue(t, &txns[t as usize]);
+            s.request_queued(txns[t as usize].req, 0);
+            if t == 6 {
+                assert_eq!(s.slack(3), rd);
+            }
+        }
+        assert_eq!(s.slack(3), 0, "slack never goes below zero");
+        assert_eq!(order(&mut s, 0, &txns), vec![5, 6, 7, 3, 8], "5, 6, 7 passed 3; 8 found no slack");
+        assert_eq!(s.n.read_bypasses, 3);
+        assert_eq!(s.n.reads_passed, 3);
+    }
+
+    #[test]
+    fn no_pass_without_enough_slack_and_none_without_the_mechanism() {
+        let (mut s, _, _) = slacker("wbyp", &[]);
+        let r = TxnKind::HostRead;
+        let txns = slab(&[(r, 1, 0, 0), (r, 1, 1, 0), (r, 2, 0, 0)]);
+        // Request 1's sub-requests on two idle dies: both estimates equal, no slack.
+        s.enqueue(0, &txns[0]);
+        s.enqueue(1, &txns[1]);
+        s.request_queued(1, 0);
+        assert_eq!(s.slack(0), 0);
+        s.enqueue(2, &txns[2]);
+        assert_eq!(order(&mut s, 0, &txns), vec![0, 2]);
+        assert_eq!(s.n.read_bypasses, 0, "wbyp leaves reads alone");
+    }
+
+    #[test]
+    fn other_dies_entries_are_passed_freely_and_keep_their_slack() {
+        // Interleaving (tiny: 1 die per chip, so use 2 dies per chip): a read for die 1 queued
+        // behind die 0's reads on the same chip passes them without taking their slack.
+        let (mut s, _, _) = slacker("rbyp", &["device.geometry.dies_per_chip=2"]);
+        let r = TxnKind::HostRead;
+        let txns = slab(&[(r, 1, 0, 0), (r, 2, 1, 0)]);
+        s.enqueue(0, &txns[0]);
+        s.subs[0].slack = 7;
+        s.enqueue(1, &txns[1]);
+        assert_eq!(s.base.reads[0].iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 1], "no move among other dies' entries");
+        assert_eq!(s.slack(0), 7);
+    }
+
+    #[test]
+    fn write_pausing_serves_reads_while_the_programs_slack_lasts() {
+        let (mut s, rd, _) = slacker("wp", &["device.suspend.resume=0ns"]);
+        let (w, r) = (TxnKind::HostWrite, TxnKind::HostRead);
+        let txns = slab(&[(w, 1, 0, 0), (r, 2, 0, 0), (r, 3, 0, 0), (r, 4, 0, 0)]);
+        s.enqueue(0, &txns[0]);
+        assert_eq!(s.next(0, &txns), Some(0));
+        s.subs[0].slack = 2 * rd;
+        for t in 1..4 {
+            s.enqueue(t, &txns[t as usize]);
+        }
+        assert!(s.may_pause(0, &[0], 1, &txns));
+        assert_eq!(s.next_read(0, &txns), Some(1));
+        assert_eq!(s.next_read(0, &txns), Some(2));
+        assert_eq!(s.next_read(0, &txns), None, "the slack is used up: resume");
+        assert_eq!(s.slack(0), 0);
+        assert!(!s.may_pause(0, &[0], 3, &txns), "no slack left: no new pause");
+        let (mut g, _, _) = slacker("rbyp", &[]);
+        g.enqueue(0, &txns[0]);
+        assert!(!g.may_pause(0, &[0], 1, &txns), "only with WP");
+    }
+}
