@@ -7,6 +7,8 @@
   to a baseline policy's total (RR/WR Fig. 3);
 - :func:`ratio_lines`: a policy's metric as a percentage of another's against a swept parameter
   (wear stage, chips, program latency), one line per trace, the mean bold, the paper's points beside;
+- :func:`share_bars`: the shares of requests a policy made faster, left unchanged and made slower
+  than a baseline, request by request, per trace (Slacker Figs. 8-10 (c));
 - :func:`erase_distribution`: per-block erase-count distribution per policy;
 - :func:`time_series`: throughput, latency or free blocks over simulated time.
 
@@ -200,6 +202,29 @@ def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline"
     ax.set_ylabel(ylabel if len(ylabel) < 40 else ylabel.split(": ", 1)[-1])
     ax.legend(fontsize="x-small", ncols=3)
     ax.set_title(title or ylabel)
+    return fig
+
+
+def share_bars(rows: "pd.DataFrame", target: Any, ax: "Axes | None" = None, title: str | None = None) -> "Figure":
+    """Comparison rows of a ``paired`` comparison (columns ``workload``, ``target``, ``share``,
+    ``flashsched``): for ``target``, one stacked bar per workload of the percentages of requests
+    improved, unchanged and worse than the baseline."""
+    rows = rows[rows["target"].astype(str) == str(target)]
+    groups = list(dict.fromkeys(rows["workload"]))
+    fig, ax = _axes(ax, (max(5.0, 0.45 * len(groups) + 2), 3.4))
+    bottom = [0.0] * len(groups)
+    for k, (share, colour) in enumerate([("improved", OKABE_ITO[2]), ("unchanged", "#BBBBBB"), ("worse", OKABE_ITO[3])]):
+        sel = rows[rows["share"] == share].set_index("workload")["flashsched"]
+        ys = [float(sel.get(g, 0.0)) for g in groups]
+        ax.bar(range(len(groups)), ys, 0.7, bottom=bottom, color=colour, hatch=HATCHES[k], edgecolor="black",
+               linewidth=0.4, label=share)
+        bottom = [u + v for u, v in zip(bottom, ys)]
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels([str(g) for g in groups], rotation=30, ha="right")
+    ax.set_ylabel("% of requests")
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(title or f"{target}: requests against the baseline")
     return fig
 
 

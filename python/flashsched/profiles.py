@@ -105,6 +105,27 @@ SLACKER = {
     "hm1": (0.05, 22.9, 19.2, 27.8, 32.5), "stg1-p": (0.02, 68.5, 13.6, 15.7, 11.9),
     "proj4": (0.005, 32.8, 28.5, 18.4, 17.7),
 }
+# Slacker Table 2: slack of the baseline's sub-requests, read mean/SD and write mean/SD (ms).
+SLACKER_SLACK = {
+    "wdev2": (0.0, 0.0, 144.8, 205.4), "rsrch1": (0.1, 0.1, 155.9, 183.2), "prxy0": (1.5, 1.7, 577.9, 725.1),
+    "prn0": (2.5, 6.7, 130.0, 164.9), "rsrch0-p": (6.8, 10.2, 43.9, 49.5), "fin1": (0.9, 1.4, 41.1, 22.3),
+    "msnfs3": (2.1, 1.7, 26.9, 65.8), "wdev0": (2.6, 2.2, 63.7, 109.8), "web3": (2.0, 4.5, 6.2, 10.4),
+    "src2-0-p": (5.1, 14.3, 193.9, 160.7), "ts0-p": (1.4, 1.5, 52.8, 61.3), "usr0-p": (46.7, 48.2, 37.1, 11.2),
+    "prn1-p": (0.5, 1.1, 72.2, 178.6), "mds0-p": (2.8, 5.2, 14.1, 74.1), "fin2": (1.6, 1.6, 74.4, 134.8),
+    "web0-p": (1.3, 1.7, 15.7, 43.2), "rsrch2-p": (1.3, 1.4, 67.9, 161.2), "usr1-p": (30.9, 29.4, 36.1, 93.9),
+    "hm1": (2.2, 4.9, 35.1, 17.9), "stg1-p": (0.4, 0.9, 4.5, 3.2), "proj4": (0.3, 0.4, 6.4, 2.7),
+}
+# Slacker's profiles arrive in bursts (Poisson during 100 ms on-periods, silent for 400 ms) [INFER:
+# the paper replays the traces in SSDSim and gives no rates]. The bursts are long enough to build
+# queues of tens of milliseconds and the silences long enough to drain them, so the load is the
+# same throughout a run of any length. The burst gap (ns) is calibrated by
+# `calibrate` so that the baseline's (FR-FCFS on slacker2017) mean slack of the direction with more
+# requests matches Table 2 (`python -m flashsched.profiles slacker2017`, 50,000 requests, seed 1).
+SLACKER_ON_NS, SLACKER_OFF_NS = 100_000_000, 400_000_000
+# The burst gap is kept at or above 10 us (100,000 requests a second during a burst): the
+# calibration runs cover several bursts, and the drive drains a burst's backlog before the next.
+SLACKER_MIN_GAP_NS = 10_000
+SLACKER_GAPS: dict[str, int] = {}
 
 # --- VIOS (NPC 2016) Table 1: read I/Os, write I/Os, read conflicts, write conflicts under NOOP at
 # 12K P/E, conflict ratio (%), 500,000 I/Os per trace; and the burst interarrival (ns) calibrated
@@ -153,10 +174,14 @@ PATTERN = {
 def _build() -> dict[str, Profile]:
     out: dict[str, Profile] = {}
     for name, (wr, rm, rsd, wm, wsd) in SLACKER.items():
+        rs, rsd_s, ws, wsd_s = SLACKER_SLACK[name]
         out[f"slacker2017/{name}"] = Profile(
             name=f"slacker2017/{name}", source="Slacker (ASPLOS 2017) Table 2",
             read_fraction=round(1 - wr, 4), read_size=(rm * KIB, rsd * KIB), write_size=(wm * KIB, wsd * KIB),
-            targets={"write_fraction": wr, "read_size_mean_kib": rm, "write_size_mean_kib": wm},
+            arrival="onoff", interarrival_ns=SLACKER_GAPS.get(name, 1_000_000), on_ns=SLACKER_ON_NS, off_ns=SLACKER_OFF_NS,
+            targets={"write_fraction": wr, "read_size_mean_kib": rm, "write_size_mean_kib": wm,
+                     "read_slack_ms": rs, "read_slack_sd_ms": rsd_s, "write_slack_ms": ws, "write_slack_sd_ms": wsd_s},
+            notes="burst rate calibrated on slacker2017 to Table 2's slack of the direction with more requests [INFER]" if name in SLACKER_GAPS else "",
         )
     for name, (reads, writes, rc, wc, ratio, gap) in VIOS.items():
         sizes = VIOS_SIZES[name]
@@ -217,17 +242,39 @@ def conflict_ratio(profile: Profile, interarrival_ns: int, requests: int = 20_00
     return float(r.json["ssd"]["conflict_ratio"])
 
 
+def slack_direction(profile: Profile) -> str:
+    """The direction whose Table 2 slack a Slacker profile is calibrated to: the one with more
+    requests."""
+    return "write" if profile.read_fraction < 0.5 else "read"
+
+
+def slack_ms(profile: Profile, interarrival_ns: int, requests: int = 50_000, seed: int = 1) -> float:
+    """Mean slack (ms) of the sub-requests of the profile's calibration direction under the
+    drive's default policies (slacker2017: FR-FCFS) at this burst rate."""
+    from .api import simulate
+
+    p = Profile(**{**profile.__dict__, "interarrival_ns": int(interarrival_ns)})
+    r = simulate(profile.name.split("/")[0], sets=p.sets(requests=requests, seed=seed))
+    return float(r.json["ssd"]["slack"][slack_direction(profile)]["mean_ns"]) / 1e6
+
+
 def calibrate(name: str, requests: int = 20_000, seed: int = 1, iterations: int = 18) -> tuple[int, float]:
-    """Find the burst interarrival that gives the profile's published conflict ratio (bisection on
-    a log scale: more frequent arrivals, more conflicts). Returns (interarrival_ns, ratio)."""
+    """Find the burst interarrival that gives the profile's published conflict ratio (VIOS, RR/WR)
+    or baseline write slack (Slacker), by bisection on a log scale: more frequent arrivals, more
+    conflicts and more slack. Returns (interarrival_ns, value reached)."""
     p = get(name)
-    target = p.targets["conflict_ratio"]
-    lo, hi = math.log(2_000), math.log(20_000_000)  # 2 us .. 20 ms
-    best = (p.interarrival_ns, conflict_ratio(p, p.interarrival_ns, requests, seed))
+    slack = name.startswith("slacker2017/")
+    target = p.targets[f"{slack_direction(p)}_slack_ms" if slack else "conflict_ratio"]
+
+    def measure(gap: int) -> float:
+        return slack_ms(p, gap, requests, seed) if slack else conflict_ratio(p, gap, requests, seed)
+
+    lo, hi = math.log(SLACKER_MIN_GAP_NS if slack else 2_000), math.log(20_000_000)  # 10 us (2 us) .. 20 ms
+    best = (p.interarrival_ns, measure(p.interarrival_ns))
     for _ in range(iterations):
         mid = (lo + hi) / 2
         gap = int(math.exp(mid))
-        ratio = conflict_ratio(p, gap, requests, seed)
+        ratio = measure(gap)
         if abs(ratio - target) < abs(best[1] - target):
             best = (gap, ratio)
         if ratio > target:
@@ -248,6 +295,14 @@ if __name__ == "__main__":  # python -m flashsched.profiles [vios2016|rrwr2016]:
     import sys
 
     drive = sys.argv[1] if len(sys.argv) > 1 else "vios2016"
+    if drive == "slacker2017":
+        only = sys.argv[2].split(",") if len(sys.argv) > 2 else sorted(SLACKER)
+        for n in only:
+            p = get(f"slacker2017/{n}")
+            gap, ms = calibrate(p.name, requests=50_000, iterations=12)
+            d = slack_direction(p)
+            print(f'    "{n}": {gap},  # {d} slack {ms:.2f} ms, target {p.targets[d + "_slack_ms"]}', flush=True)
+        raise SystemExit(0)
     for n in sorted(VIOS if drive == "vios2016" else RRWR):
         gap, ratio = calibrate(f"{drive}/{n}")
         print(f"{n:6} interarrival {gap:>9} ns  conflict ratio {ratio:.4f}  target {VIOS[n][4] / 100:.4f}")

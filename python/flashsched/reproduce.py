@@ -53,20 +53,26 @@ def _as_list(spec: Any) -> list[dict[str, Any]]:
     return [] if not spec else list(spec) if isinstance(spec, list) else [spec]
 
 
-def comparison(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
-    """Paper vs. simulator, one row per compared number, for every ``[[compare]]`` block."""
+def comparison(exp: dict[str, Any], table: "pd.DataFrame", latencies: Path | None = None) -> "pd.DataFrame":
+    """Paper vs. simulator, one row per compared number, for every ``[[compare]]`` block.
+    ``latencies`` is the sweep's folder of per-request latencies (``paired`` comparisons)."""
     import pandas as pd
 
-    frames = [f for f in (_comparison(exp, cmp, table) for cmp in _as_list(exp.get("compare"))) if len(f)]
+    frames = [f for f in (_comparison(exp, cmp, table, latencies) for cmp in _as_list(exp.get("compare"))) if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
+def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame",
+                latencies: Path | None = None) -> "pd.DataFrame":
     import pandas as pd
 
     ok = table[table["status"] == "ok"]
     if cmp.get("kind") == "ratio":
         return _ratio(cmp, ok, _workload_kinds(exp["sweep"]))
+    if cmp.get("kind") == "paired":
+        if latencies is None:
+            raise ValueError("a paired comparison needs the sweep's per-request latencies (keep_latencies = true)")
+        return _paired(cmp, ok, _workload_kinds(exp["sweep"]), latencies)
     if cmp.get("kind") == "gain_over_best":
         return _gain_over_best(cmp, ok, _workload_kinds(exp["sweep"]))
     if cmp.get("kind") == "target_over_each":
@@ -187,6 +193,65 @@ def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "p
     return pd.DataFrame(rows)
 
 
+SHARES = ("improved", "unchanged", "worse")
+
+
+def paired_shares(base: Any, other: Any) -> dict[str, float]:
+    """Percentages of requests whose latency under ``other`` is lower than, equal to (to the
+    nanosecond) and higher than under ``base``: arrays of the same requests in the same order."""
+    import numpy as np
+
+    if len(base) != len(other):
+        raise ValueError(f"the runs measured different requests ({len(base)} and {len(other)}): "
+                         "a paired comparison needs the same workload and seed")
+    n = max(len(base), 1)
+    improved = 100.0 * float(np.count_nonzero(other < base)) / n
+    worse = 100.0 * float(np.count_nonzero(other > base)) / n
+    return {"improved": improved, "unchanged": 100.0 - improved - worse, "worse": worse}
+
+
+def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], latencies: Path) -> "pd.DataFrame":
+    """Request by request (Slacker Figs. 8-10 (c)): per workload and target policy, the shares of
+    requests it made faster, left unchanged and made slower than the ``baseline`` policy (values
+    of column ``by``) on the same workload and seed; mean and 95% interval over seeds, and a
+    ``mean`` row over workloads. ``paper_values`` entries (``value``, ``share``, and optionally
+    ``target`` and ``workload``, default ``mean``) are matched to rows."""
+    import numpy as np
+    import pandas as pd
+
+    by, base = cmp["by"], cmp["baseline"]
+    swept = [c for c in report.swept(ok) if c not in ("seed", "workload", by)]
+    found: list[dict[str, Any]] = []
+    for key, g in ok.groupby(["workload", "seed", *swept], sort=False, dropna=False):
+        ids = dict(zip(g[by].astype(str), g["run_id"].astype(str)))
+        if str(base) not in ids:
+            continue
+        b = np.load(latencies / f"{ids[str(base)]}.npy")
+        for t in cmp["targets"]:
+            if str(t) in ids:
+                shares = paired_shares(b, np.load(latencies / f"{ids[str(t)]}.npy"))
+                found += [{"workload": key[0], "seed": key[1], "target": t, "share": s, "pct": v} for s, v in shares.items()]
+    if not found:
+        return pd.DataFrame()
+    per = pd.DataFrame(found)
+    rows = []
+    for (t, s), g in per.groupby(["target", "share"], sort=False):
+        for wl, w in g.groupby("workload", sort=False):
+            rows.append(_paired_row(cmp, kinds.get(str(wl), "?"), str(wl), t, s, w["pct"]))
+        rows.append(_paired_row(cmp, "all workloads", "mean", t, s, g.groupby("seed")["pct"].mean()))
+    return pd.DataFrame(rows)
+
+
+def _paired_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, share: str, values: "pd.Series") -> dict[str, Any]:
+    paper = None
+    for p in cmp.get("paper_values", []):
+        if (p.get("workload", "mean") == wl and p.get("share") == share
+                and str(p.get("target", target)) == str(target)):
+            paper = p["value"]
+    return _row(cmp, {wl: kind}, wl, f"requests {share} by {target} vs {cmp['baseline']} (%)", paper, values,
+                target=target, share=share)
+
+
 def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any, across_value: Any,
                values: "pd.Series") -> dict[str, Any]:
     paper = None
@@ -299,7 +364,10 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
         raise _core.SimulationError(f"{name}: all {len(table)} runs failed (table in {out / 'results.parquet'}); "
                                     f"the first, workload {first['workload']}: {first['error']}")
     ok = table[table["status"] == "ok"]
-    cmp = comparison(exp, table)
+    from .sweeps import latency_dir
+
+    lat = latency_dir(out / "results.parquet")
+    cmp = comparison(exp, table, lat)
     figures = _as_list(exp.get("figure"))
     for i, fig_spec in enumerate(figures):
         stem = "figure" if i == 0 else f"figure{i + 1}"
@@ -310,6 +378,12 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
     stats = policy_stats(exp, table)
     if len(stats):
         atomic_write_text(out / "policy_stats.csv", stats.to_csv(index=False, lineterminator="\n"))
+    if lat.exists():
+        # Per-request latencies are kept only until the paired comparisons are written (about 8
+        # bytes a request a run); a later rerun of the experiment runs again what needs them.
+        import shutil
+
+        shutil.rmtree(lat)
     first = next((f for f in figures if f.get("kind") == "normalized_bars"), figures[0] if figures else {})
     report.write(table, out / "report.html", title=exp.get("title", name), by=first.get("by"),
                  group=first.get("group"), baseline=first.get("baseline"), plots_where=first.get("where"),
@@ -324,6 +398,15 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
     hour of runs)."""
     labels = set()
     for cmp in _as_list(exp.get("compare")):
+        if cmp.get("kind") == "paired":
+            by = cmp["by"]
+            known = ([v["name"] for v in spec.get("variants", [])] if by == "variant" else list(spec.get("grid", {}).get(by, [])))
+            missing = [v for v in [cmp["baseline"], *cmp["targets"]] if v not in known]
+            if missing:
+                raise ValueError(f"experiment {name}: paired comparison names {missing}, not values of {by!r} (known: {known})")
+            if not spec.get("keep_latencies"):
+                raise ValueError(f"experiment {name}: a paired comparison needs keep_latencies = true in [sweep]")
+            continue
         if cmp.get("kind") != "ratio":
             continue
         by = cmp["by"]
@@ -404,6 +487,14 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
             fig = plot.ratio_lines(rows, spec["across"], ylabel=spec["label"], title=title)
             plot.save(fig, stem.with_suffix(f".{suffix}"))
         rows.to_csv(stem.with_suffix(".csv"), index=False)
+    elif kind == "share_bars":
+        rows = cmp[cmp["share"].notna()] if len(cmp) and "share" in cmp else cmp
+        if not len(rows):
+            return
+        rows = rows[rows["workload"] != "mean"]
+        for suffix in ("png", "pdf"):
+            plot.save(plot.share_bars(rows, spec["target"], title=title), stem.with_suffix(f".{suffix}"))
+        rows.to_csv(stem.with_suffix(".csv"), index=False)
     elif kind == "split_bars":
         for k, v in spec.get("where", {}).items():
             ok = ok[ok[k] == v]
@@ -420,6 +511,7 @@ FIGURE_KEYS = {
     "normalized_bars": ("metric", "group", "by", "baseline"),
     "ratio_lines": ("label", "across"),
     "split_bars": ("parts", "group", "by", "baseline"),
+    "share_bars": ("target",),
 }
 
 

@@ -20,6 +20,11 @@ A spec (TOML file or dict)::
     profile = "vios2016/src"            # a trace profile (flashsched.profiles)
     requests = 20000
 
+``keep_latencies = true`` keeps every run's per-request latencies (ns, in arrival order) in
+``OUTPUT.latencies/RUN_ID.npy`` beside the table (an output path is then required), so that runs
+can be compared request by request (``reproduce``'s ``paired`` comparisons); a finished run whose
+file is missing is run again.
+
 ``[[runs]]`` tables instead of (or besides) ``[grid]`` give an explicit list of override sets.
 ``[[variants]]`` tables name a policy made of several keys (``name = "vios-static"``, ``set =
 {"hil.scheduler" = "vios", "hil.vios.unconflicted" = "static"}``); every grid combination is run
@@ -65,6 +70,8 @@ class Run:
     sets: list[str]
     workload: str
     seed: int
+    # Where to keep the run's per-request latencies (`keep_latencies`), or "".
+    latency_file: str = ""
 
 
 @dataclass
@@ -77,6 +84,7 @@ class Spec:
     seeds: list[int]
     variants: list[dict[str, Any]] = field(default_factory=list)
     base_dir: Path = field(default_factory=Path.cwd)
+    keep_latencies: bool = False
 
     @staticmethod
     def load(spec: str | os.PathLike[str] | Mapping[str, Any]) -> "Spec":
@@ -91,7 +99,7 @@ class Spec:
             except tomllib.TOMLDecodeError as e:
                 raise SweepError(f"{path}: not valid TOML: {e}") from None
             base = path.parent
-        known = {"name", "config", "grid", "runs", "variants", "workloads", "seeds", "output"}
+        known = {"name", "config", "grid", "runs", "variants", "workloads", "seeds", "output", "keep_latencies"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SweepError(f"unknown sweep keys: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
@@ -104,6 +112,9 @@ class Spec:
         seeds = data.get("seeds", [42])
         if not isinstance(seeds, list) or not all(isinstance(s, int) for s in seeds):
             raise SweepError("seeds: expected a list of integers")
+        keep = data.get("keep_latencies", False)
+        if not isinstance(keep, bool):
+            raise SweepError(f"keep_latencies: expected true or false (got {keep!r})")
         return Spec(
             name=str(data.get("name", "sweep")),
             configs=configs,
@@ -113,6 +124,7 @@ class Spec:
             seeds=seeds,
             variants=_check_variants(data.get("variants", [])),
             base_dir=base,
+            keep_latencies=keep,
         )
 
     def expand(self) -> list[Run]:
@@ -220,12 +232,34 @@ def _run_id(sources: Sequence[tuple[str, str, str]], sets: Sequence[str], wl: Ma
     return h.hexdigest()[:16]
 
 
+def latency_dir(output: Path) -> Path:
+    """Where a sweep writing its table to ``output`` keeps per-request latencies."""
+    return output.with_name(output.stem + ".latencies")
+
+
+def _save_latencies(path: Path, columns: dict[str, list[Any]]) -> None:
+    """Each request's total latency (ns, int64), in arrival order (ties by offset, then length)."""
+    import numpy as np
+
+    arrival = np.asarray(columns["arrival_ns"], dtype=np.int64)
+    lat = np.asarray(columns["lat_ns"], dtype=np.int64)
+    order = np.lexsort((np.asarray(columns["len"], dtype=np.int64), np.asarray(columns["offset"], dtype=np.int64), arrival))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    with tmp.open("wb") as f:
+        np.save(f, lat[order])
+    os.replace(tmp, path)
+
+
 def run_one(run: Run) -> dict[str, Any]:
     """Simulate one run; never raises: a failure becomes a row with its error."""
     row: dict[str, Any] = {"run_id": run.run_id, **run.params}
     t0 = time.perf_counter()
     try:
-        r = simulate_sources(run.sources, run.sets)
+        r = simulate_sources(run.sources, run.sets, request_log=bool(run.latency_file))
+        if run.latency_file:
+            _save_latencies(Path(run.latency_file), r.request_columns or {})
+            r.request_columns = None
         row.update({"status": "ok", "error": ""})
         row.update(r.summary)
         row["lat_percentiles"] = json.dumps({d: r.json["jobs"][0][d]["lat_ns"]["percentile"] for d in ("read", "write")})
@@ -373,6 +407,15 @@ def sweep(
     runs = s.expand()
     out = Path(output) if output is not None else None
     finished = _load_finished(out)
+    if s.keep_latencies:
+        if out is None:
+            raise SweepError("keep_latencies needs an output path: the latencies are kept beside the table")
+        import dataclasses
+
+        lat = latency_dir(out)
+        runs = [dataclasses.replace(r, latency_file=str(lat / f"{r.run_id}.npy")) for r in runs]
+        # A run whose latencies are gone is done again: they are what it is kept for.
+        finished = {k: v for k, v in finished.items() if (lat / f"{k}.npy").exists()}
     todo = [r for r in runs if r.run_id not in finished or (rerun_failed and finished[r.run_id].get("status") != "ok")]
     wanted = {r.run_id for r in runs}
     rows = {k: v for k, v in finished.items() if k in wanted}

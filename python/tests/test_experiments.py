@@ -348,3 +348,56 @@ def test_reproduce_rrwr_quick(tmp_path: Path) -> None:
         trad = by.loc[("src", "traditional")]
         assert (trad["programs_slow"], trad["programs_fast"], trad["reads_level_0"]) == (0, 0, 0)
         assert pd.isna(trad["reads_level_3"])  # rrwr2016 has three levels
+
+
+def test_paired_shares_by_hand() -> None:
+    import numpy as np
+
+    base = np.array([10, 20, 30, 40], dtype=np.int64)
+    assert reproduce.paired_shares(base, np.array([9, 20, 31, 40])) == {"improved": 25.0, "unchanged": 50.0, "worse": 25.0}
+    with pytest.raises(ValueError, match="different requests"):
+        reproduce.paired_shares(base, base[:3])
+
+
+def test_keep_latencies_needs_an_output_and_reruns_what_lost_them(tmp_path: Path) -> None:
+    spec = {"name": "k", "config": "tiny", "seeds": [1], "keep_latencies": True,
+            "workloads": [{"name": "w", "set": {"kind": "synthetic", "synthetic.requests": 300}}]}
+    with pytest.raises(sw.SweepError, match="needs an output path"):
+        sw.sweep(spec, progress=False, workers=1)
+    out = tmp_path / "t.parquet"
+    t = sw.sweep(spec, out, progress=False, workers=1)
+    lat = sw.latency_dir(out) / f"{t['run_id'][0]}.npy"
+    import numpy as np
+
+    a = np.load(lat)
+    assert len(a) == 300 and a.dtype == np.int64 and (a > 0).all()
+    # The run is done again once its latencies are gone, and gives the same ones.
+    lat.unlink()
+    sw.sweep(spec, out, progress=False, workers=1)
+    assert (np.load(lat) == a).all()
+    with pytest.raises(sw.SweepError, match="keep_latencies"):
+        sw.Spec.load({**spec, "keep_latencies": "yes"})
+
+
+def test_reproduce_slacker_quick(tmp_path: Path) -> None:
+    # One workload of each group part and the DynAlloc part, short runs: every system runs, gets a
+    # choice (some request used each mechanism), and the paired shares add up to 100%.
+    out = reproduce.reproduce("slacker", tmp_path / "s", requests=4000, workers=2, progress=False, seeds=[1],
+                              workloads=["prxy0", "hm1"])
+    cmp = pd.read_csv(out / "comparison.csv")
+    assert set(cmp["part"]) == {"slacker-write", "slacker-read", "slacker-dynalloc"}
+    w = pd.read_parquet(out / "slacker-write" / "results.parquet").set_index("variant")
+    assert (w["status"] == "ok").all()
+    assert w.loc["slacker", "requests_wbyp_share"] > 0 and w.loc["slacker", "requests_wp_share"] > 0
+    assert pd.isna(w.loc["baseline", "requests_wbyp_share"]) and w.loc["baseline", "write_slack_mean_ns"] > 0
+    r = pd.read_parquet(out / "slacker-read" / "results.parquet").set_index("variant")
+    assert r.loc["rbyp", "requests_rbyp_share"] > 0
+    shares = cmp[cmp["share"].notna() & (cmp["workload"] == "prxy0")]
+    for target, g in shares.groupby("target"):
+        assert abs(g["flashsched"].sum() - 100) < 0.5, (target, g)
+    assert cmp[(cmp["share"] == "improved") & (cmp["target"] == "slacker")]["flashsched"].max() > 0
+    # The latencies kept for the paired shares are gone once they are written; the figure exists.
+    assert not (out / "slacker-write" / "results.latencies").exists()
+    assert (out / "slacker-write" / "figure2.png").exists() and (out / "slacker-write" / "figure3.png").exists()
+    d = pd.read_parquet(out / "slacker-dynalloc" / "results.parquet")
+    assert set(d["variant"]) == {"baseline", "dynalloc", "slacker", "dynalloc+slacker"} and (d["status"] == "ok").all()

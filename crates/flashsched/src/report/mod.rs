@@ -243,12 +243,21 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
             "requests_completed": o.completed,
             "warmup_requests": o.warmup_requests,
             "events": o.events,
+            "all_lat_ns": all_lat_json(&o.read.lat.combined(&o.write.lat)),
         },
         "run_info": {
             "setup_s": round6(info.setup_s),
             "simulate_s": round6(info.simulate_s),
             "requests_per_s": if info.simulate_s > 0.0 { (o.submitted as f64 / info.simulate_s).round() } else { 0.0 },
         },
+    })
+}
+
+/// Total latency of reads and writes together: mean and the percentiles the papers quote.
+fn all_lat_json(d: &crate::stats::Dist) -> Value {
+    json!({
+        "mean": round3(d.mean()),
+        "percentile": {"50.000000": d.percentile(50.0), "95.000000": d.percentile(95.0), "99.000000": d.percentile(99.0)},
     })
 }
 
@@ -275,6 +284,9 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     row.push(("bw_bytes".into(), json!(f(&r["bw_bytes"]) + f(&w["bw_bytes"]))));
     let mean = if n > 0.0 { (f(&r["lat_ns"]["mean"]) * f(&r["total_ios"]) + f(&w["lat_ns"]["mean"]) * f(&w["total_ios"])) / n } else { 0.0 };
     row.push(("lat_mean_ns".into(), json!(round3(mean))));
+    for (label, key) in [("p50", "50.000000"), ("p95", "95.000000"), ("p99", "99.000000")] {
+        row.push((format!("lat_{label}_ns"), doc["flashsched"]["all_lat_ns"]["percentile"][key].clone()));
+    }
     for dir in ["read", "write"] {
         let d = &doc["jobs"][0][dir];
         row.push((format!("{dir}_ios"), d["total_ios"].clone()));

@@ -72,6 +72,23 @@ impl Dist {
         self.sum
     }
 
+    /// The distribution of both samples together (reads and writes: the papers' "response time
+    /// of all requests").
+    pub fn combined(&self, other: &Dist) -> Dist {
+        let mut d = self.clone();
+        d.hist.add(&other.hist).expect("same bounds");
+        d.min = match (self.n, other.n) {
+            (0, _) => other.min,
+            (_, 0) => self.min,
+            _ => self.min.min(other.min),
+        };
+        d.max = self.max.max(other.max);
+        d.n += other.n;
+        d.sum += other.sum;
+        d.sumsq += other.sumsq;
+        d
+    }
+
     /// Counts in fio's bins, as (bin value in ns, count) in ascending order, empty bins left out;
     /// the counts add up to `n`. Derived from the HDR histogram with no per-sample cost: with 3
     /// significant digits each HDR bucket is a power-of-two-aligned range of width at most

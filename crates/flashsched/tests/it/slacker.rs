@@ -217,3 +217,42 @@ proptest! {
         prop_assert_eq!(s.json["ssd"]["invariants"].as_str().unwrap(), "ok");
     }
 }
+
+/// A GC-heavy mixed workload on `tiny` with multi-plane commands and pausable programs.
+fn stress(tsu: &str, seed: u64) -> RunResult {
+    let sets: Vec<String> = vec![
+        "workload.kind=\"synthetic\"".into(),
+        "workload.synthetic.requests=6000".into(),
+        "workload.synthetic.read_ratio=0.4".into(),
+        "workload.synthetic.interarrival=\"60us\"".into(),
+        "workload.synthetic.size_max=\"32KiB\"".into(),
+        "device.advanced.multi_plane=\"same_page\"".into(),
+        "device.suspend.program=true".into(),
+        "device.suspend.safe_point=\"ispp\"".into(),
+        "host.queue_depth=256".into(),
+        format!("tsu.scheduler=\"{tsu}\""),
+        format!("seed={seed}"),
+    ];
+    let s = flashsched::config::load(Some("tiny"), None, &sets).unwrap_or_else(|e| panic!("{e}"));
+    flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn the_estimator_alone_changes_nothing_and_slacker_keeps_the_ftl_whole_under_gc() {
+    let plain = stress("frfcfs", 3);
+    let est = stress("frfcfs+est", 3);
+    assert_eq!(plain.json["jobs"], est.json["jobs"], "observing the device must not change the schedule");
+    assert!(plain.json["ssd"]["gc_invocations"].as_u64().unwrap() > 0, "the run must collect garbage");
+    for tsu in ["slacker", "rbyp", "wbyp", "wp", "rbyp+wp"] {
+        let a = stress(tsu, 3);
+        assert_eq!(a.json["ssd"]["invariants"], "ok", "{tsu}");
+        assert_eq!(a.json["flashsched"]["requests_completed"], 6000, "{tsu}");
+        let b = stress(tsu, 3);
+        assert_eq!(a.json["jobs"], b.json["jobs"], "{tsu} is deterministic");
+        assert_eq!(a.json["ssd"]["tsu"], b.json["ssd"]["tsu"], "{tsu} is deterministic");
+    }
+    let s = stress("slacker", 3);
+    let t = &s.json["ssd"]["tsu"];
+    assert!(t["write_bypasses"].as_u64().unwrap() > 0 && t["read_bypasses"].as_u64().unwrap() > 0 && t["pause_reads"].as_u64().unwrap() > 0, "{t}");
+}
