@@ -175,6 +175,18 @@ def split_bars(table: "pd.DataFrame", parts: Sequence[str], group: str, by: str,
     ax.set_title(title or f"split normalised to {baseline}")
     return fig
 
+_UNITS = {"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def _magnitude(v: Any) -> Any:
+    """Sort key of a swept value: a duration string (``"20us"``) by its length in ns, so that
+    ``"160us"`` comes after ``"20us"``; anything else as it is."""
+    import re
+
+    m = re.fullmatch(r"\s*([0-9.]+)\s*(ns|us|µs|ms|s)\s*", v) if isinstance(v, str) else None
+    return float(m.group(1)) * _UNITS[m.group(2)] if m else v
+
+
 def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline", ax: "Axes | None" = None,
                 title: str | None = None) -> "Figure":
     """Comparison rows (``reproduce`` ``ratio`` kind: columns ``workload``, ``across``,
@@ -182,7 +194,7 @@ def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline"
     the ``mean`` row bold with its 95% interval, and the paper's values as black diamonds."""
     fig, ax = _axes(ax, (6.0, 3.6))
     for i, (wl, g) in enumerate(rows.groupby("workload", sort=False)):
-        g = g.sort_values(across)
+        g = g.sort_values(across, key=lambda s: s.map(_magnitude))
         if wl == "mean":
             ax.errorbar(g[across], g["flashsched"], yerr=g["ci95"].fillna(0), color="black", linewidth=2.2,
                         capsize=3, label="mean (95% CI)", zorder=3)
