@@ -122,6 +122,13 @@ impl Die {
         self.phase != Phase::Idle || self.suspended.is_some()
     }
 
+    /// A suspension is decided (the die is on its way to the safe point) or in place: another
+    /// read cannot start one.
+    #[inline]
+    pub fn pause_pending(&self) -> bool {
+        self.phase == Phase::Suspending || self.suspended.is_some()
+    }
+
     /// The transaction the die is running (`NONE` when idle).
     #[inline]
     pub fn txn(&self) -> TxnId {

@@ -71,27 +71,32 @@ impl Simulator {
         if self.txns.get(reader).kind != TxnKind::HostRead {
             return;
         }
-        if !self.flash.suspend.for_reads {
-            // Only a slack-aware scheduler's write pausing: it decides whether this program pauses.
-            let d = &self.flash.dies[die as usize];
-            let lead = d.txn();
-            if lead == NONE || !self.txns.get(lead).kind.is_write() {
-                return;
-            }
-            let mut run = std::mem::take(&mut self.pause_scratch);
-            run.clear();
-            run.push(lead);
-            run.extend_from_slice(d.group());
-            let pause = self.tsu.may_pause(die, &run, reader, &self.txns.items);
-            self.pause_scratch = run;
-            if !pause {
-                return;
-            }
+        if !self.flash.suspend.for_reads && !self.write_pause_wanted(die, Some(reader)) {
+            return;
         }
         let f = &mut self.flash;
         if let Some(from) = f.dies[die as usize].read_queued(&f.suspend, &self.txns.items, self.now) {
             self.suspend_from(die, from);
         }
+    }
+
+    /// Write pausing (a slack-aware scheduler's, `tsu_pauses`): should the program `die` runs
+    /// pause for queued host reads? Asked when a read arrives (`reader`) and when a host program
+    /// starts or resumes (`None`: "at each potential pause point ... checks if there is a pending
+    /// read", Slacker §4.2). Never while a suspension is already decided or in place.
+    pub(super) fn write_pause_wanted(&mut self, die: u32, reader: Option<TxnId>) -> bool {
+        let d = &self.flash.dies[die as usize];
+        let lead = d.txn();
+        if !self.tsu_pauses || lead == NONE || d.pause_pending() || !self.txns.get(lead).kind.is_write() {
+            return false;
+        }
+        let mut run = std::mem::take(&mut self.pause_scratch);
+        run.clear();
+        run.push(lead);
+        run.extend_from_slice(d.group());
+        let pause = self.tsu.may_pause(die, &run, reader, &self.txns.items);
+        self.pause_scratch = run;
+        pause
     }
 
     /// Suspend the die's program or erase at the first safe point after `from`, if allowed.
@@ -119,6 +124,13 @@ impl Simulator {
         let t = d.suspended_txn();
         let (end, epoch) = d.resume(&f.suspend, self.txns.get_mut(t), self.now);
         self.events.push(end, Ev::DieDone(die, epoch));
+        if self.tsu_pauses {
+            self.tsu.pause_over(die);
+            // Reads the pause's budget left queued may pause it again, at its next safe point.
+            if self.write_pause_wanted(die, None) {
+                self.suspend_from(die, self.now);
+            }
+        }
     }
 
     /// Start `t` on `die`; it may turn out to need no flash work (a dropped GC move) or to wait
@@ -185,7 +197,25 @@ impl Simulator {
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
         self.flash.commands[die as usize].count(txn.kind.op(), 1 + joined);
         if self.tsu_observes {
-            self.tsu.op_started(die, &txn, joined, now);
+            self.tsu.op_started(die, &txn, self.flash.dies[die as usize].group(), &self.txns.items, now);
+            // Write pausing for host reads queued before the program started (FR-FCFS chose it
+            // over them to drain its write queue): marked before its data-in is scheduled, the
+            // pause comes once the array program starts.
+            if txn.kind == TxnKind::HostWrite && self.write_pause_wanted(die, None) {
+                let f = &mut self.flash;
+                f.dies[die as usize].read_queued(&f.suspend, &self.txns.items, now);
+            }
+        }
+        // The planes of the command's other host writes, taken before the bus request: a program
+        // paused as soon as it starts (write pausing) moves its group aside.
+        let mut joined_writes = std::mem::take(&mut self.pick_scratch);
+        if joined > 0 {
+            for &m in self.flash.dies[die as usize].group() {
+                let m = self.txns.get(m);
+                if m.kind == TxnKind::HostWrite {
+                    joined_writes.push(m.plane);
+                }
+            }
         }
         if self.flash.skips_bus(phase) {
             // A zero-length command needs no bus time: go straight to the array.
@@ -198,14 +228,11 @@ impl Simulator {
         if txn.kind == TxnKind::HostWrite || (txn.kind == TxnKind::GcWrite && txn.is_reprogram()) {
             self.maybe_gc(txn.plane);
         }
-        if joined > 0 {
-            for i in 0..joined as usize {
-                let m = *self.txns.get(self.flash.dies[die as usize].group()[i]);
-                if m.kind == TxnKind::HostWrite {
-                    self.maybe_gc(m.plane);
-                }
-            }
+        for &plane in &joined_writes {
+            self.maybe_gc(plane);
         }
+        joined_writes.clear();
+        self.pick_scratch = joined_writes;
     }
 
     /// Multi-plane packing: `die` just began `lead`; take queued transactions of the same class

@@ -242,7 +242,7 @@ impl Simulator {
                 self.tsu.request_queued(req, now);
             }
         }
-        if (self.flash.suspend.for_reads || self.tsu_observes) && !self.flash.dies[die as usize].is_idle() {
+        if (self.flash.suspend.for_reads || self.tsu_pauses) && !self.flash.dies[die as usize].is_idle() {
             self.maybe_suspend_for(die, t);
         }
         self.try_start_die(die);

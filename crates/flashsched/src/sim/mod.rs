@@ -154,8 +154,10 @@ pub struct Simulator {
     host: Box<dyn HostScheduler>,
     hil: Box<dyn DeviceQueue>,
     tsu: Box<dyn TransactionScheduler>,
-    /// The transaction scheduler wants the observation hooks (`TransactionScheduler::observes`).
+    /// The transaction scheduler wants the observation hooks (`TransactionScheduler::observes`),
+    /// and pauses programs for reads (`pauses_programs`).
     tsu_observes: bool,
+    tsu_pauses: bool,
     /// Reused buffer: the program command asked to pause (write pausing).
     pause_scratch: Vec<TxnId>,
     /// Dies, channels and their timing.
@@ -244,6 +246,7 @@ impl Simulator {
             host: host::build(s),
             hil,
             tsu_observes: tsu.observes(),
+            tsu_pauses: tsu.pauses_programs(),
             tsu,
             pause_scratch: Vec::new(),
             flash,

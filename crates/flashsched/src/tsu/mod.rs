@@ -46,18 +46,26 @@ pub trait TransactionScheduler: Send {
     }
     /// Every transaction of host request `req` is queued (the last just was, at `now`).
     fn request_queued(&mut self, _req: ReqId, _now: Time) {}
-    /// `die` began a command at `now`: `lead`, and `joined` more of the same kind with it
-    /// (a multi-plane command).
-    fn op_started(&mut self, _die: u32, _lead: &Txn, _joined: u32, _now: Time) {}
+    /// `die` began a command at `now`: `lead`, and the transactions of `group` with it (a
+    /// multi-plane command; `txns` is the slab).
+    fn op_started(&mut self, _die: u32, _lead: &Txn, _group: &[TxnId], _txns: &[Txn], _now: Time) {}
     /// Host transaction `t` completed at `now` (a read after its ECC decode).
     fn host_txn_done(&mut self, _t: TxnId, _txn: &Txn, _now: Time) {}
     /// A die of channel `ch` asked for the bus and found it busy.
     fn channel_stalled(&mut self, _ch: u32) {}
-    /// Write pausing: host read `reader` was queued for `die`, which is programming `running` (a
-    /// command's transactions). True: pause the program at its next safe point for the read.
-    fn may_pause(&mut self, _die: u32, _running: &[TxnId], _reader: TxnId, _txns: &[Txn]) -> bool {
+    /// Whether the scheduler pauses programs for reads (write pausing): the simulator asks
+    /// `may_pause` only then.
+    fn pauses_programs(&self) -> bool {
         false
     }
+    /// Write pausing: `die` is programming `running` (a command's transactions) and host read
+    /// `reader` was just queued for it, or (`None`) the program just started or resumed. True:
+    /// pause the program at its next safe point to serve queued host reads.
+    fn may_pause(&mut self, _die: u32, _running: &[TxnId], _reader: Option<TxnId>, _txns: &[Txn]) -> bool {
+        false
+    }
+    /// The program `die` had paused resumed (whatever ended the pause).
+    fn pause_over(&mut self, _die: u32) {}
     /// Measurement starts now: forget what was counted during warm-up.
     fn begin_measurement(&mut self) {}
     /// What the scheduler measured, for `ssd.tsu` in the report (`None`: nothing).

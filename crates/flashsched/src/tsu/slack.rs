@@ -162,8 +162,8 @@ impl Estimator {
     }
 
     /// `die` began an operation of `kind` at `now`, serving `ops` transactions in one command
-    /// (more than one: a multi-plane command); `gc_move` says it is a GC page move.
-    pub fn started(&mut self, die: u32, kind: TxnKind, ops: u32, gc_move: bool, now: Time) {
+    /// (more than one: a multi-plane command), `moves` of them GC page moves.
+    pub fn started(&mut self, die: u32, kind: TxnKind, ops: u32, moves: u32, now: Time) {
         let lat = self.lat;
         let u = self.unit(die) as usize;
         let c = &mut self.units[u];
@@ -182,9 +182,7 @@ impl Estimator {
                     c.awr_ops += ops;
                     c.awr_cmds += 1;
                 }
-                if gc_move {
-                    c.moves += ops;
-                }
+                c.moves += moves as u64;
             }
             TxnKind::Erase => c.erases += ops,
         }
@@ -259,9 +257,9 @@ mod tests {
         // A write with one read and one write ahead.
         assert_eq!(e.response(0, TxnKind::HostWrite, Ahead { reads: 1, writes: 1 }, 0), l.read + 2 * l.write);
         // Eq. 4: half of 4 reads served in 2-plane commands: p = 0.5, N = 2: factor 0.75.
-        e.started(0, TxnKind::HostRead, 2, false, 0);
-        e.started(0, TxnKind::HostRead, 1, false, 0);
-        e.started(0, TxnKind::HostRead, 1, false, 0);
+        e.started(0, TxnKind::HostRead, 2, 0, 0);
+        e.started(0, TxnKind::HostRead, 1, 0, 0);
+        e.started(0, TxnKind::HostRead, 1, 0, 0);
         // Eq. 7: the last read started at 0 runs until l.read; at l.read / 2 half of it is left.
         let now = l.read / 2;
         let got = e.response(0, TxnKind::HostRead, Ahead { reads: 4, writes: 0 }, now);
@@ -269,15 +267,15 @@ mod tests {
         // Eq. 5: one erase after 4 reads and 4 programs, 2 of them GC moves:
         // Pr_GC = 1/8, T_Move = 2/1 x (RD + WR).
         let mut g = Estimator::new(&s, layout);
-        g.started(1, TxnKind::HostRead, 1, false, 0);
-        g.started(1, TxnKind::HostRead, 1, false, 0);
-        g.started(1, TxnKind::HostRead, 1, false, 0);
-        g.started(1, TxnKind::HostRead, 1, false, 0);
-        g.started(1, TxnKind::HostWrite, 1, false, 0);
-        g.started(1, TxnKind::HostWrite, 1, false, 0);
-        g.started(1, TxnKind::GcWrite, 1, true, 0);
-        g.started(1, TxnKind::GcWrite, 1, true, 0);
-        g.started(1, TxnKind::Erase, 1, false, 0);
+        g.started(1, TxnKind::HostRead, 1, 0, 0);
+        g.started(1, TxnKind::HostRead, 1, 0, 0);
+        g.started(1, TxnKind::HostRead, 1, 0, 0);
+        g.started(1, TxnKind::HostRead, 1, 0, 0);
+        g.started(1, TxnKind::HostWrite, 1, 0, 0);
+        g.started(1, TxnKind::HostWrite, 1, 0, 0);
+        g.started(1, TxnKind::GcWrite, 1, 1, 0);
+        g.started(1, TxnKind::GcWrite, 1, 1, 0);
+        g.started(1, TxnKind::Erase, 1, 0, 0);
         let far = 1_000_000_000; // long after every operation: no residual
         let want_gc = 1.0 / 8.0 * (2.0 * (l.read + l.write) as f64 + l.erase as f64);
         assert_eq!(g.response(1, TxnKind::HostWrite, Ahead { reads: 0, writes: 0 }, far), want_gc.round() as u64 + l.write);

@@ -73,6 +73,8 @@ struct Sub {
     /// Estimated completion time and when it was queued.
     est_done: Time,
     queued: Time,
+    /// A host transaction (GC ones are not counted in the queue terms: eq. 5 covers GC).
+    host: bool,
 }
 
 /// A host request whose sub-requests are in the queues.
@@ -195,7 +197,7 @@ impl Slacker {
         let bypass = if read { self.mech.rbyp } else { self.mech.wbyp };
         let svc = self.est.lat.service(txn.kind);
         // Reset this id's record first: `slack()` of the entries passed must not see a stale one.
-        *self.sub(id) = Sub { slack: 0, est_done: 0, queued: now };
+        *self.sub(id) = Sub { slack: 0, est_done: 0, queued: now, host: true };
         let q = if read { &mut self.base.reads[chip] } else { &mut self.base.writes[chip] };
         let mut pos = q.len();
         let mut passed = 0u64;
@@ -220,8 +222,9 @@ impl Slacker {
             }
         }
         q.insert(pos, (id, die));
-        // What stands ahead of it on its unit.
-        let same = |&(_, d): &(TxnId, u32)| self.est.unit(d) == unit;
+        // The host transactions ahead of it on its unit (queued GC work is eq. 5's expectation).
+        let subs = &self.subs;
+        let same = |&(t, d): &(TxnId, u32)| self.est.unit(d) == unit && subs.get(t as usize).is_some_and(|s| s.host);
         let ahead = if read {
             Ahead { reads: self.base.reads[chip].iter().take(pos).filter(|e| same(e)).count() as u32, writes: 0 }
         } else {
@@ -294,7 +297,11 @@ impl TransactionScheduler for Slacker {
         }
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
-        // A host write back from waiting for GC keeps its slack and estimate.
+        // A host write back from waiting for GC: the wait has used its estimate up, so nothing may
+        // pass it on the strength of the slack it had.
+        if let Some(s) = self.subs.get_mut(id as usize) {
+            s.slack = 0;
+        }
         self.base.enqueue_front(id, txn);
     }
     fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
@@ -319,8 +326,7 @@ impl TransactionScheduler for Slacker {
             None
         };
         let Some(i) = pick else {
-            // Nothing to serve within the slack: the program resumes.
-            self.paused[die as usize].0.clear();
+            // Nothing to serve within the slack: the program resumes (`pause_over` follows).
             return None;
         };
         let (r, _) = self.base.reads[chip].remove(i).expect("picked");
@@ -367,9 +373,25 @@ impl TransactionScheduler for Slacker {
             self.retire(req);
         }
     }
-    fn op_started(&mut self, die: u32, lead: &Txn, joined: u32, now: Time) {
-        let gc_move = lead.kind == TxnKind::GcWrite && !lead.is_reprogram();
-        self.est.started(die, lead.kind, 1 + joined, gc_move, now);
+    fn op_started(&mut self, die: u32, lead: &Txn, group: &[TxnId], txns: &[Txn], now: Time) {
+        let is_move = |t: &Txn| t.kind == TxnKind::GcWrite && !t.is_reprogram();
+        let moves = u32::from(is_move(lead)) + group.iter().filter(|&&t| is_move(&txns[t as usize])).count() as u32;
+        self.est.started(die, lead.kind, 1 + group.len() as u32, moves, now);
+        // A multi-plane read served during a pause: each page joined moves over the channel too,
+        // which the paused program waits for as well.
+        if lead.kind == TxnKind::HostRead && !group.is_empty() && !self.paused[die as usize].0.is_empty() {
+            let extra = group.len() as u64 * self.est.lat.xfer;
+            for &w in &self.paused[die as usize].0 {
+                let s = &mut self.subs[w as usize].slack;
+                *s = s.saturating_sub(extra);
+            }
+            self.n.pause_reads += group.len() as u64;
+            for &r in group {
+                if let Some(t) = self.tracks.get_mut(&txns[r as usize].req) {
+                    t.used |= USED_WP;
+                }
+            }
+        }
     }
     fn host_txn_done(&mut self, t: TxnId, txn: &Txn, now: Time) {
         let s = self.subs[t as usize];
@@ -392,9 +414,19 @@ impl TransactionScheduler for Slacker {
     fn channel_stalled(&mut self, ch: u32) {
         self.est.channel_stalled(ch);
     }
-    fn may_pause(&mut self, die: u32, running: &[TxnId], _reader: TxnId, txns: &[Txn]) -> bool {
+    fn pauses_programs(&self) -> bool {
+        self.mech.wp
+    }
+    fn may_pause(&mut self, die: u32, running: &[TxnId], reader: Option<TxnId>, txns: &[Txn]) -> bool {
         if !self.mech.wp || running.is_empty() {
             return false;
+        }
+        if reader.is_none() {
+            // At a pause point with no new arrival: only if a host read is waiting for the die.
+            let chip = (die / self.base.dies_per_chip) as usize;
+            if !self.base.reads[chip].iter().any(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead) {
+                return false;
+            }
         }
         let need = self.est.lat.read + self.resume_ns;
         let ok = running.iter().all(|&w| txns[w as usize].kind == TxnKind::HostWrite && self.slack(w) >= need);
@@ -408,6 +440,11 @@ impl TransactionScheduler for Slacker {
             }
         }
         ok
+    }
+    fn pause_over(&mut self, die: u32) {
+        let p = &mut self.paused[die as usize];
+        p.0.clear();
+        p.1 = false;
     }
     fn begin_measurement(&mut self) {
         self.n = Counts::default();
@@ -510,31 +547,51 @@ mod tests {
 
     #[test]
     fn no_pass_without_enough_slack_and_none_without_the_mechanism() {
-        let (mut s, _, _) = slacker("wbyp", &[]);
         let r = TxnKind::HostRead;
-        let txns = slab(&[(r, 1, 0, 0), (r, 1, 1, 0), (r, 2, 0, 0)]);
-        // Request 1's sub-requests on two idle dies: both estimates equal, no slack.
+        let txns = slab(&[(r, 1, 0, 0), (r, 2, 0, 0), (r, 3, 0, 0)]);
+        // Plenty of slack, but write bypassing leaves reads alone.
+        let (mut s, rd, _) = slacker("wbyp", &[]);
         s.enqueue(0, &txns[0]);
+        s.subs[0].slack = 5 * rd;
         s.enqueue(1, &txns[1]);
-        s.request_queued(1, 0);
-        assert_eq!(s.slack(0), 0);
+        assert_eq!(order(&mut s, 0, &txns), vec![0, 1]);
+        assert_eq!(s.n.read_bypasses, 0);
+        // Read bypassing: one read's worth of slack less 1 ns is not enough.
+        let (mut s, rd, _) = slacker("rbyp", &[]);
+        s.enqueue(0, &txns[0]);
+        s.subs[0].slack = rd - 1;
+        s.enqueue(1, &txns[1]);
+        assert_eq!(order(&mut s, 0, &txns), vec![0, 1]);
+        s.enqueue(0, &txns[0]);
+        s.subs[0].slack = rd;
         s.enqueue(2, &txns[2]);
-        assert_eq!(order(&mut s, 0, &txns), vec![0, 2]);
-        assert_eq!(s.n.read_bypasses, 0, "wbyp leaves reads alone");
+        assert_eq!(order(&mut s, 0, &txns), vec![2, 0], "exactly one read of slack is enough");
     }
 
     #[test]
     fn other_dies_entries_are_passed_freely_and_keep_their_slack() {
-        // Interleaving (tiny: 1 die per chip, so use 2 dies per chip): a read for die 1 queued
-        // behind die 0's reads on the same chip passes them without taking their slack.
-        let (mut s, _, _) = slacker("rbyp", &["device.geometry.dies_per_chip=2"]);
+        // Interleaving, 2 dies per chip: the chip's read queue holds X (die 1, slack of 2 reads)
+        // then A (die 0, no slack). A new read C for die 1 passes A freely (it does not delay
+        // a die-0 read) and then X (taking a read of its slack).
+        let (mut s, rd, _) = slacker("rbyp", &["device.geometry.dies_per_chip=2"]);
         let r = TxnKind::HostRead;
-        let txns = slab(&[(r, 1, 0, 0), (r, 2, 1, 0)]);
+        let txns = slab(&[(r, 1, 1, 0), (r, 2, 0, 0), (r, 3, 1, 0)]);
         s.enqueue(0, &txns[0]);
-        s.subs[0].slack = 7;
+        s.subs[0].slack = 2 * rd;
         s.enqueue(1, &txns[1]);
-        assert_eq!(s.base.reads[0].iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 1], "no move among other dies' entries");
-        assert_eq!(s.slack(0), 7);
+        s.enqueue(2, &txns[2]);
+        assert_eq!(s.base.reads[0].iter().map(|e| e.0).collect::<Vec<_>>(), vec![2, 0, 1]);
+        assert_eq!((s.slack(0), s.slack(1)), (rd, 0));
+        assert_eq!(s.n.reads_passed, 1, "only the same die's entry counts as passed");
+        // Without interleaving the chip is the unit: A passes X too (X's slack pays for both),
+        // and C then stops at A.
+        let (mut s, rd, _) = slacker("rbyp", &["device.geometry.dies_per_chip=2", "device.advanced.interleave=false"]);
+        s.enqueue(0, &txns[0]);
+        s.subs[0].slack = 2 * rd;
+        s.enqueue(1, &txns[1]);
+        s.enqueue(2, &txns[2]);
+        assert_eq!(s.base.reads[0].iter().map(|e| e.0).collect::<Vec<_>>(), vec![1, 2, 0]);
+        assert_eq!(s.slack(0), 0);
     }
 
     #[test]
@@ -548,14 +605,25 @@ mod tests {
         for t in 1..4 {
             s.enqueue(t, &txns[t as usize]);
         }
-        assert!(s.may_pause(0, &[0], 1, &txns));
+        assert!(s.may_pause(0, &[0], Some(1), &txns));
         assert_eq!(s.next_read(0, &txns), Some(1));
         assert_eq!(s.next_read(0, &txns), Some(2));
         assert_eq!(s.next_read(0, &txns), None, "the slack is used up: resume");
+        s.pause_over(0);
         assert_eq!(s.slack(0), 0);
-        assert!(!s.may_pause(0, &[0], 3, &txns), "no slack left: no new pause");
+        assert!(!s.may_pause(0, &[0], Some(3), &txns), "no slack left: no new pause");
+        assert_eq!(s.n.pauses, 1);
+        // With slack again, a pause point with a read waiting pauses; one with none does not.
+        s.subs[0].slack = 2 * rd;
+        assert!(s.may_pause(0, &[0], None, &txns), "read 3 waits");
+        assert_eq!(s.n.pauses, 2, "a new pause after the last one ended");
+        assert_eq!(s.next_read(0, &txns), Some(3));
+        s.pause_over(0);
+        assert!(!s.may_pause(0, &[0], None, &txns), "no read waits");
         let (mut g, _, _) = slacker("rbyp", &[]);
         g.enqueue(0, &txns[0]);
-        assert!(!g.may_pause(0, &[0], 1, &txns), "only with WP");
+        g.subs[0].slack = 10 * rd;
+        assert!(!g.may_pause(0, &[0], Some(1), &txns), "only with WP");
+        assert!(!g.pauses_programs() && s.pauses_programs());
     }
 }
