@@ -34,6 +34,17 @@ fn page(t: u64, lpn: u64, read: bool) -> String {
     req(t, lpn * PAGE, PAGE, read)
 }
 
+/// Figure 2's chips at t = 0: chips 1, 2 and 3 get 7, 4 and 1 one-page reads; chip 0 none.
+fn figure_2_queues() -> Vec<String> {
+    let mut lines = Vec::new();
+    for (chip, n) in [(1u64, 7u64), (2, 4), (3, 1)] {
+        for k in 1..=n {
+            lines.push(page(0, chip + 4 * k, true));
+        }
+    }
+    lines
+}
+
 #[test]
 fn figure_2_a_read_uses_the_slack_of_a_request_on_its_chip() {
     // Chips 1, 2, 3 hold 7, 4 and 1 one-page reads from t = 0 (chip 0 idle). Request A at 1 us
@@ -41,12 +52,7 @@ fn figure_2_a_read_uses_the_slack_of_a_request_on_its_chip() {
     // 3R. Request B at 2 us reads one page on chip 2: under FR-FCFS it waits for A2 and ends at
     // 6R; with read bypassing it goes ahead of A2 (3R of slack >= R) and ends at 5R, while A2 ends
     // at 6R and A still at 8R.
-    let mut lines = Vec::new();
-    for (chip, n) in [(1u64, 7u64), (2, 4), (3, 1)] {
-        for k in 1..=n {
-            lines.push(page(0, chip + 4 * k, true));
-        }
-    }
+    let mut lines = figure_2_queues();
     lines.push(req(1_000, 0, 3 * PAGE, true));
     lines.push(page(2_000, 2 + 4 * 10, true));
     let base = run("fig2-base", "frfcfs+est", &lines, &[]);
@@ -173,13 +179,8 @@ fn write_pausing_needs_the_nand_to_pause_programs() {
 #[test]
 fn measured_slack_by_hand() {
     // Figure 2's set-up under FR-FCFS: A's sub-requests end at R, 8R and 5R after their start,
-    // so their slacks are 7R, 0 and 3R (request A) and 0 for the 13 one-page requests.
-    let mut lines = Vec::new();
-    for (chip, n) in [(1u64, 7u64), (2, 4), (3, 1)] {
-        for k in 1..=n {
-            lines.push(page(0, chip + 4 * k, true));
-        }
-    }
+    // so their slacks are 7R, 0 and 3R (request A) and 0 for the 12 one-page requests.
+    let mut lines = figure_2_queues();
     lines.push(req(0, 0, 3 * PAGE, true));
     let r = run("slack-hand", "frfcfs", &lines, &[]);
     let s = &r.json["ssd"]["slack"]["read"];
