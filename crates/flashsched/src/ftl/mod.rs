@@ -8,6 +8,7 @@
 pub mod alloc;
 pub mod gc;
 pub mod idle;
+pub mod pattern;
 pub mod speed;
 mod mapping;
 pub mod precondition;
