@@ -200,6 +200,13 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
     if let Some(t) = &o.tsu {
         ssd["tsu"] = t.clone();
     }
+    if o.erase_limit > 0 {
+        ssd["endurance"] = json!({
+            "erase_limit": o.erase_limit,
+            "blocks_at_limit": o.erase_counts.iter().filter(|&&e| e >= o.erase_limit).count(),
+            "first_failure_ns": o.first_failure_ns,
+        });
+    }
     if let Some((task, rep)) = &o.idle {
         // RR/WR Fig. 4: re-programs as a share of the requests, both over the measured window.
         let share = c.reprograms as f64 / measured_ios.max(1) as f64;

@@ -499,7 +499,11 @@ impl Simulator {
             }
             TxnKind::Erase => {
                 self.txns.remove(t);
-                self.ftl.erase(self.layout.block_of(txn.ppn));
+                let block = self.layout.block_of(txn.ppn);
+                self.ftl.erase(block);
+                if self.erase_limit > 0 && self.first_failure.is_none() && self.ftl.erase_count(block) >= self.erase_limit {
+                    self.first_failure = Some(now);
+                }
                 // Writes that waited for this block go back to the head of their queue, in order.
                 let waiting = std::mem::take(&mut self.stalled[txn.plane as usize]);
                 for w in waiting.into_iter().rev() {

@@ -128,6 +128,9 @@ pub struct RunOutcome {
     pub idle: Option<(&'static str, ftl::idle::IdleReport)>,
     /// What the transaction scheduler measured (Slacker's estimator and mechanisms), if anything.
     pub tsu: Option<serde_json::Value>,
+    /// `device.erase_limit`, and when the first block reached it (0: already after preconditioning).
+    pub erase_limit: u32,
+    pub first_failure_ns: Option<u64>,
 }
 
 pub struct Simulator {
@@ -158,6 +161,9 @@ pub struct Simulator {
     /// and pauses programs for reads (`pauses_programs`).
     tsu_observes: bool,
     tsu_pauses: bool,
+    /// `device.erase_limit` (0: none) and when a block first reached it.
+    erase_limit: u32,
+    first_failure: Option<Time>,
     /// Reused buffer: the program command asked to pause (write pausing).
     pause_scratch: Vec<TxnId>,
     /// Dies, channels and their timing.
@@ -225,7 +231,7 @@ impl Simulator {
         let idle_task = ftl::idle::build(s, layout.chips());
         let tsu = tsu::build(s, layout);
         let hil_places = hil.places_writes() && s.device_model.variation.is_some() && s.device_model.host_mode == crate::nand::latency::ProgramMode::Native;
-        Ok(Simulator {
+        let mut sim = Simulator {
             layout,
             queue_depth: s.queue_depth,
             page_size: s.geometry.page_size as u64,
@@ -247,6 +253,8 @@ impl Simulator {
             hil,
             tsu_observes: tsu.observes(),
             tsu_pauses: tsu.pauses_programs(),
+            erase_limit: s.resolved.int("device.erase_limit") as u32,
+            first_failure: None,
             tsu,
             pause_scratch: Vec::new(),
             flash,
@@ -283,7 +291,12 @@ impl Simulator {
             pick_scratch: Vec::new(),
             hil_places,
             speed: placement::SpeedCache::default(),
-        })
+        };
+        // Blocks aged to the limit by preconditioning failed before the run.
+        if sim.erase_limit > 0 && sim.ftl.erase_counts().iter().any(|&e| e >= sim.erase_limit) {
+            sim.first_failure = Some(0);
+        }
+        Ok(sim)
     }
 
     /// Keep one row per measured request (the per-request log).
@@ -435,6 +448,8 @@ impl Simulator {
             reliability: self.flash.latency.report(),
             idle: self.idle_task.as_ref().map(|t| (t.name(), t.report())),
             tsu: self.tsu.report(),
+            erase_limit: self.erase_limit,
+            first_failure_ns: self.first_failure,
         }
     }
 }

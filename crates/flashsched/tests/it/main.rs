@@ -5,6 +5,7 @@ mod rrwr;
 mod slacker;
 mod closed_loop;
 mod determinism;
+mod endurance;
 mod ftl_props;
 mod gc_wa;
 mod synthetic;
