@@ -53,26 +53,27 @@ def _as_list(spec: Any) -> list[dict[str, Any]]:
     return [] if not spec else list(spec) if isinstance(spec, list) else [spec]
 
 
-def comparison(exp: dict[str, Any], table: "pd.DataFrame", latencies: Path | None = None) -> "pd.DataFrame":
+def comparison(exp: dict[str, Any], table: "pd.DataFrame", results: Path | None = None) -> "pd.DataFrame":
     """Paper vs. simulator, one row per compared number, for every ``[[compare]]`` block.
-    ``latencies`` is the sweep's folder of per-request latencies (``paired`` comparisons)."""
+    ``results`` is the sweep's table path, beside which ``paired`` comparisons find the runs'
+    per-request latencies and keep what they computed."""
     import pandas as pd
 
-    frames = [f for f in (_comparison(exp, cmp, table, latencies) for cmp in _as_list(exp.get("compare"))) if len(f)]
+    frames = [f for f in (_comparison(exp, cmp, table, results) for cmp in _as_list(exp.get("compare"))) if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame",
-                latencies: Path | None = None) -> "pd.DataFrame":
+                results: Path | None = None) -> "pd.DataFrame":
     import pandas as pd
 
     ok = table[table["status"] == "ok"]
     if cmp.get("kind") == "ratio":
         return _ratio(cmp, ok, _workload_kinds(exp["sweep"]))
     if cmp.get("kind") == "paired":
-        if latencies is None:
+        if results is None:
             raise ValueError("a paired comparison needs the sweep's per-request latencies (keep_latencies = true)")
-        return _paired(cmp, ok, _workload_kinds(exp["sweep"]), latencies)
+        return _paired(cmp, ok, _workload_kinds(exp["sweep"]), results)
     if cmp.get("kind") == "gain_over_best":
         return _gain_over_best(cmp, ok, _workload_kinds(exp["sweep"]))
     if cmp.get("kind") == "target_over_each":
@@ -210,7 +211,7 @@ def paired_shares(base: Any, other: Any) -> dict[str, float]:
     return {"improved": improved, "unchanged": 100.0 - improved - worse, "worse": worse}
 
 
-def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], latencies: Path) -> "pd.DataFrame":
+def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], results: Path) -> "pd.DataFrame":
     """Request by request (Slacker Figs. 8-10 (c)): per workload and target policy, the shares of
     requests it made faster, left unchanged and made slower than the ``baseline`` policy (values
     of column ``by``) on the same workload and seed; mean and 95% interval over seeds, and a
@@ -219,6 +220,14 @@ def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], late
     import numpy as np
     import pandas as pd
 
+    from .output import atomic_write_text
+    from .sweeps import latency_dir, paired_cache
+
+    latencies, cache_path = latency_dir(results), paired_cache(results)
+    cache: dict[tuple[str, str], dict[str, float]] = {}
+    if cache_path.exists():
+        for r in pd.read_csv(cache_path, dtype={"base_run": str, "target_run": str}).to_dict("records"):
+            cache[(r["base_run"], r["target_run"])] = {s: float(r[s]) for s in SHARES}
     by, base = cmp["by"], cmp["baseline"]
     swept = [c for c in report.swept(ok) if c not in ("seed", "workload", by)]
     found: list[dict[str, Any]] = []
@@ -226,11 +235,17 @@ def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], late
         ids = dict(zip(g[by].astype(str), g["run_id"].astype(str)))
         if str(base) not in ids:
             continue
-        b = np.load(latencies / f"{ids[str(base)]}.npy")
+        b_id = ids[str(base)]
         for t in cmp["targets"]:
-            if str(t) in ids:
-                shares = paired_shares(b, np.load(latencies / f"{ids[str(t)]}.npy"))
-                found += [{"workload": key[0], "seed": key[1], "target": t, "share": s, "pct": v} for s, v in shares.items()]
+            if str(t) not in ids:
+                continue
+            pair = (b_id, ids[str(t)])
+            if pair not in cache:
+                # Computed once from the runs' latencies, then kept: the latencies may go.
+                cache[pair] = paired_shares(np.load(latencies / f"{pair[0]}.npy"), np.load(latencies / f"{pair[1]}.npy"))
+            found += [{"workload": key[0], "seed": key[1], "target": t, "share": s, "pct": v} for s, v in cache[pair].items()]
+    rows_out = [{"base_run": k[0], "target_run": k[1], **v} for k, v in sorted(cache.items())]
+    atomic_write_text(cache_path, pd.DataFrame(rows_out, columns=["base_run", "target_run", *SHARES]).to_csv(index=False, lineterminator="\n"))
     if not found:
         return pd.DataFrame()
     per = pd.DataFrame(found)
@@ -367,7 +382,7 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
     from .sweeps import latency_dir
 
     lat = latency_dir(out / "results.parquet")
-    cmp = comparison(exp, table, lat)
+    cmp = comparison(exp, table, out / "results.parquet")
     figures = _as_list(exp.get("figure"))
     for i, fig_spec in enumerate(figures):
         stem = "figure" if i == 0 else f"figure{i + 1}"
@@ -379,8 +394,8 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
     if len(stats):
         atomic_write_text(out / "policy_stats.csv", stats.to_csv(index=False, lineterminator="\n"))
     if lat.exists():
-        # Per-request latencies are kept only until the paired comparisons are written (about 8
-        # bytes a request a run); a later rerun of the experiment runs again what needs them.
+        # Per-request latencies (8 bytes a request a run) are kept only until the paired
+        # comparisons are computed; results.paired.csv keeps those, so a rerun need not redo them.
         import shutil
 
         shutil.rmtree(lat)

@@ -22,8 +22,9 @@ A spec (TOML file or dict)::
 
 ``keep_latencies = true`` keeps every run's per-request latencies (ns, in arrival order) in
 ``OUTPUT.latencies/RUN_ID.npy`` beside the table (an output path is then required), so that runs
-can be compared request by request (``reproduce``'s ``paired`` comparisons); a finished run whose
-file is missing is run again.
+can be compared request by request (``reproduce``'s ``paired`` comparisons, which keep what they
+computed in ``OUTPUT.paired.csv``); a finished run whose file is missing is run again unless that
+file already holds its comparisons.
 
 ``[[runs]]`` tables instead of (or besides) ``[grid]`` give an explicit list of override sets.
 ``[[variants]]`` tables name a policy made of several keys (``name = "vios-static"``, ``set =
@@ -237,6 +238,23 @@ def latency_dir(output: Path) -> Path:
     return output.with_name(output.stem + ".latencies")
 
 
+def paired_cache(output: Path) -> Path:
+    """Where the request-by-request comparisons of a sweep's runs are kept (a CSV with columns
+    ``base_run``, ``target_run``, ``improved``, ``unchanged``, ``worse``)."""
+    return output.with_name(output.stem + ".paired.csv")
+
+
+def _paired_runs(output: Path) -> set[str]:
+    """Run ids whose request-by-request comparisons are already kept."""
+    path = paired_cache(output)
+    if not path.exists():
+        return set()
+    import csv
+
+    with path.open() as f:
+        return {r for row in csv.DictReader(f) for r in (row["base_run"], row["target_run"])}
+
+
 def _save_latencies(path: Path, columns: dict[str, list[Any]]) -> None:
     """Each request's total latency (ns, int64), in arrival order (ties by offset, then length)."""
     import numpy as np
@@ -414,8 +432,10 @@ def sweep(
 
         lat = latency_dir(out)
         runs = [dataclasses.replace(r, latency_file=str(lat / f"{r.run_id}.npy")) for r in runs]
-        # A run whose latencies are gone is done again: they are what it is kept for.
-        finished = {k: v for k, v in finished.items() if (lat / f"{k}.npy").exists()}
+        # A run whose latencies are gone is done again, unless its comparisons were kept: they are
+        # what the latencies are kept for.
+        compared = _paired_runs(out)
+        finished = {k: v for k, v in finished.items() if k in compared or (lat / f"{k}.npy").exists()}
     todo = [r for r in runs if r.run_id not in finished or (rerun_failed and finished[r.run_id].get("status") != "ok")]
     wanted = {r.run_id for r in runs}
     rows = {k: v for k, v in finished.items() if k in wanted}

@@ -401,3 +401,21 @@ def test_reproduce_slacker_quick(tmp_path: Path) -> None:
     assert (out / "slacker-write" / "figure2.png").exists() and (out / "slacker-write" / "figure3.png").exists()
     d = pd.read_parquet(out / "slacker-dynalloc" / "results.parquet")
     assert set(d["variant"]) == {"baseline", "dynalloc", "slacker", "dynalloc+slacker"} and (d["status"] == "ok").all()
+
+
+def test_paired_comparisons_are_kept_so_a_rerun_redoes_nothing(tmp_path: Path) -> None:
+    # A small paired experiment: run it, then again: the second run simulates nothing (the
+    # latencies are gone but results.paired.csv holds the comparisons) and gives the same rows.
+    exp = reproduce.load("slacker-read")
+    out = tmp_path / "r"
+    spec = reproduce._prepare("slacker-read", exp, requests=1500, seeds=[1], grid=None, workloads=["hm1"])
+    reproduce._run("slacker-read", exp, spec, out, workers=1, cluster=None, progress=False)
+    first = pd.read_csv(out / "comparison.csv")
+    cache = pd.read_csv(out / "results.paired.csv")
+    assert len(cache) == 5 and not (out / "results.latencies").exists()
+    assert ((cache["improved"] + cache["unchanged"] + cache["worse"] - 100).abs() < 1e-9).all()
+    calls = []
+    reproduce._run("slacker-read", exp, spec, out, workers=1, cluster=None,
+                   progress=lambda done, total, failed: calls.append(done))
+    assert calls == [], "no run was simulated again"
+    pd.testing.assert_frame_equal(first, pd.read_csv(out / "comparison.csv"))
