@@ -257,3 +257,20 @@ fn the_estimator_alone_changes_nothing_and_slacker_keeps_the_ftl_whole_under_gc(
     let t = &s.json["ssd"]["tsu"];
     assert!(t["write_bypasses"].as_u64().unwrap() > 0 && t["read_bypasses"].as_u64().unwrap() > 0 && t["pause_reads"].as_u64().unwrap() > 0, "{t}");
 }
+
+#[test]
+fn the_exact_estimate_property_is_tested_where_bypasses_happen() {
+    // A dense instance of the property's workloads (bursts of multi-page requests on 4 chips):
+    // requests do bypass, and still none finishes later than estimated.
+    for read in [true, false] {
+        let lines: Vec<String> = (0..80u64).map(|i| req((i * 7_919) % 300_000, (i * 37) % 64 * PAGE, (1 + i % 5) * PAGE, read)).collect();
+        let mut sorted = lines.clone();
+        sorted.sort_by_key(|l| l.split(' ').next().unwrap().parse::<u64>().unwrap());
+        let s = run("dense", if read { "rbyp" } else { "wbyp" }, &sorted, &[]);
+        let t = tsu(&s);
+        let passes = if read { &t["reads_passed"] } else { &t["writes_passed"] };
+        assert!(passes.as_u64().unwrap() > 0, "{t}");
+        assert_eq!(t["requests_late"], 0, "{t}");
+        assert_eq!(tsu(&run("dense-base", "frfcfs+est", &sorted, &[]))["estimate"]["all"]["mean_abs_error_ns"], 0.0);
+    }
+}
