@@ -10,6 +10,7 @@ pub mod gc;
 pub mod idle;
 pub mod pattern;
 pub mod speed;
+pub mod wear;
 mod mapping;
 pub mod precondition;
 

@@ -200,6 +200,9 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
     if let Some(t) = &o.tsu {
         ssd["tsu"] = t.clone();
     }
+    if let Some((policy, bytes)) = o.wear {
+        ssd["wear_leveling"] = json!({"policy": policy, "collections": c.wl_collections, "pages_moved": c.wl_pages, "table_bytes": bytes});
+    }
     if o.erase_limit > 0 {
         ssd["endurance"] = json!({
             "erase_limit": o.erase_limit,

@@ -501,6 +501,9 @@ impl Simulator {
                 self.txns.remove(t);
                 let block = self.layout.block_of(txn.ppn);
                 self.ftl.erase(block);
+                if let Some(w) = self.wear.as_mut() {
+                    w.on_erase(block);
+                }
                 if self.erase_limit > 0 && self.first_failure.is_none() && self.ftl.erase_count(block) >= self.erase_limit {
                     self.first_failure = Some(now);
                 }
@@ -510,6 +513,9 @@ impl Simulator {
                     self.tsu.enqueue_front(w, self.txns.get(w));
                 }
                 self.maybe_gc(txn.plane);
+                if self.wear.is_some() {
+                    self.maybe_wear_level();
+                }
             }
         }
     }

@@ -16,6 +16,21 @@ impl Simulator {
             return;
         }
         let Some(victim) = self.gc.select(&self.ftl, plane) else { return };
+        self.collect(plane, victim);
+    }
+
+    /// Wear leveling asks for blocks after an erase: collect each as GC would.
+    pub(super) fn maybe_wear_level(&mut self) {
+        while let Some(block) = self.wear.as_mut().and_then(|w| w.next(&self.ftl)) {
+            let plane = self.layout.plane_of_block(block);
+            self.counters.wl_collections += 1;
+            self.counters.wl_pages += self.ftl.valid_count(block) as u64;
+            self.collect(plane, block);
+        }
+    }
+
+    /// Reclaim `victim` of `plane`: its valid pages moved as flash work, then its erase.
+    fn collect(&mut self, plane: u32, victim: u32) {
         let moves = self.ftl.begin_gc(plane, victim);
         let die = self.layout.die_of_plane(plane);
         if moves.is_empty() {

@@ -131,6 +131,8 @@ pub struct RunOutcome {
     /// `device.erase_limit`, and when the first block reached it (0: already after preconditioning).
     pub erase_limit: u32,
     pub first_failure_ns: Option<u64>,
+    /// The wear-leveling policy's name and its tables' memory, when one runs.
+    pub wear: Option<(&'static str, usize)>,
 }
 
 pub struct Simulator {
@@ -164,6 +166,8 @@ pub struct Simulator {
     /// `device.erase_limit` (0: none) and when a block first reached it.
     erase_limit: u32,
     first_failure: Option<Time>,
+    /// Wear leveling (`ftl.wear_leveling`), when one runs.
+    wear: Option<Box<dyn ftl::wear::WearLeveler>>,
     /// Reused buffer: the program command asked to pause (write pausing).
     pause_scratch: Vec<TxnId>,
     /// Dies, channels and their timing.
@@ -254,6 +258,7 @@ impl Simulator {
             tsu_observes: tsu.observes(),
             tsu_pauses: tsu.pauses_programs(),
             erase_limit: s.resolved.int("device.erase_limit") as u32,
+            wear: ftl::wear::build(s, layout.blocks()),
             first_failure: None,
             tsu,
             pause_scratch: Vec::new(),
@@ -450,6 +455,7 @@ impl Simulator {
             tsu: self.tsu.report(),
             erase_limit: self.erase_limit,
             first_failure_ns: self.first_failure,
+            wear: self.wear.as_ref().map(|w| (w.name(), w.memory_bytes())),
         }
     }
 }

@@ -282,6 +282,9 @@ pub struct DeviceCounters {
     /// Idle-time re-programs (RR) done, and those dropped (the page moved or no free page).
     pub reprograms: u64,
     pub reprograms_dropped: u64,
+    /// Collections wear leveling asked for, and the valid pages they had to move.
+    pub wl_collections: u64,
+    pub wl_pages: u64,
 }
 
 impl DeviceCounters {
@@ -309,6 +312,8 @@ impl DeviceCounters {
             writes_placed_elsewhere: self.writes_placed_elsewhere - o.writes_placed_elsewhere,
             reprograms: self.reprograms - o.reprograms,
             reprograms_dropped: self.reprograms_dropped - o.reprograms_dropped,
+            wl_collections: self.wl_collections - o.wl_collections,
+            wl_pages: self.wl_pages - o.wl_pages,
         }
     }
 }
