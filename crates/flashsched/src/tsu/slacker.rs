@@ -421,6 +421,11 @@ impl TransactionScheduler for Slacker {
         if !self.mech.wp || running.is_empty() {
             return false;
         }
+        let need = self.est.lat.read + self.resume_ns;
+        // The slack test first: it is cheap, and most programs starting have too little.
+        if !running.iter().all(|&w| txns[w as usize].kind == TxnKind::HostWrite && self.slack(w) >= need) {
+            return false;
+        }
         if reader.is_none() {
             // At a pause point with no new arrival: only if a host read is waiting for the die.
             let chip = (die / self.base.dies_per_chip) as usize;
@@ -428,8 +433,7 @@ impl TransactionScheduler for Slacker {
                 return false;
             }
         }
-        let need = self.est.lat.read + self.resume_ns;
-        let ok = running.iter().all(|&w| txns[w as usize].kind == TxnKind::HostWrite && self.slack(w) >= need);
+        let ok = true;
         if ok {
             let p = &mut self.paused[die as usize];
             if p.0.as_slice() != running {
