@@ -73,8 +73,10 @@ struct Sub {
     /// Estimated completion time and when it was queued.
     est_done: Time,
     queued: Time,
-    /// A host transaction (GC ones are not counted in the queue terms: eq. 5 covers GC).
+    /// A host transaction (GC ones are not counted in the queue terms: eq. 5 covers GC), and
+    /// whether it is a write.
     host: bool,
+    write: bool,
 }
 
 /// A host request whose sub-requests are in the queues.
@@ -151,6 +153,8 @@ pub struct Slacker {
     tracks: FxHashMap<ReqId, Track>,
     /// Emptied `Track::live` vectors, reused.
     spare: Vec<Vec<TxnId>>,
+    /// Per unit: host reads and host writes queued (the queue terms of eq. 3).
+    host_q: Vec<[u32; 2]>,
     /// Per die: the program command paused for reads (WP), and whether its resume overhead has
     /// been taken from its slack yet.
     paused: Vec<(Vec<TxnId>, bool)>,
@@ -168,6 +172,7 @@ impl Slacker {
             tracks: FxHashMap::default(),
             spare: Vec::new(),
             paused: vec![(Vec::new(), false); layout.dies() as usize],
+            host_q: vec![[0, 0]; layout.dies() as usize],
             n: Counts::default(),
         }
     }
@@ -179,6 +184,16 @@ impl Slacker {
             self.subs.resize(i + 1, Sub::default());
         }
         &mut self.subs[i]
+    }
+
+    /// Host transaction `t` left its queue (to run on `die`).
+    #[inline]
+    fn left(&mut self, die: u32, t: TxnId, txns: &[Txn]) {
+        match txns[t as usize].kind {
+            TxnKind::HostRead => self.host_q[self.est.unit(die) as usize][0] -= 1,
+            TxnKind::HostWrite => self.host_q[self.est.unit(die) as usize][1] -= 1,
+            _ => {}
+        }
     }
 
     #[inline]
@@ -197,7 +212,7 @@ impl Slacker {
         let bypass = if read { self.mech.rbyp } else { self.mech.wbyp };
         let svc = self.est.lat.service(txn.kind);
         // Reset this id's record first: `slack()` of the entries passed must not see a stale one.
-        *self.sub(id) = Sub { slack: 0, est_done: 0, queued: now, host: true };
+        *self.sub(id) = Sub { slack: 0, est_done: 0, queued: now, host: true, write: !read };
         let q = if read { &mut self.base.reads[chip] } else { &mut self.base.writes[chip] };
         let mut pos = q.len();
         let mut passed = 0u64;
@@ -222,17 +237,28 @@ impl Slacker {
             }
         }
         q.insert(pos, (id, die));
-        // The host transactions ahead of it on its unit (queued GC work is eq. 5's expectation).
-        let subs = &self.subs;
-        let same = |&(t, d): &(TxnId, u32)| self.est.unit(d) == unit && subs.get(t as usize).is_some_and(|s| s.host);
-        let ahead = if read {
-            Ahead { reads: self.base.reads[chip].iter().take(pos).filter(|e| same(e)).count() as u32, writes: 0 }
-        } else {
-            Ahead {
-                reads: self.base.reads[chip].iter().filter(|e| same(e)).count() as u32,
-                writes: self.base.writes[chip].iter().take(pos).filter(|e| same(e)).count() as u32,
-            }
-        };
+        // The host transactions ahead of it on its unit (queued GC work is eq. 5's expectation):
+        // all of the unit's queued ones but those it passed (host ones: GC entries have no slack,
+        // so the walk stops at them). No walk of the queue.
+        let [reads_q, writes_q] = self.host_q[unit as usize];
+        let behind = passed as u32;
+        let ahead = if read { Ahead { reads: reads_q - behind, writes: 0 } } else { Ahead { reads: reads_q, writes: writes_q - behind } };
+        self.host_q[unit as usize][usize::from(!read)] += 1;
+        #[cfg(debug_assertions)]
+        {
+            // The counts against a walk of the queues (debug builds: every test checks them).
+            let subs = &self.subs;
+            let same = |&(t, d): &(TxnId, u32)| self.est.unit(d) == unit && t != id && subs.get(t as usize).is_some_and(|s| s.host);
+            let walk = if read {
+                Ahead { reads: self.base.reads[chip].iter().take(pos).filter(|e| same(e)).count() as u32, writes: 0 }
+            } else {
+                Ahead {
+                    reads: self.base.reads[chip].iter().filter(|e| same(e)).count() as u32,
+                    writes: self.base.writes[chip].iter().take(pos).filter(|e| same(e)).count() as u32,
+                }
+            };
+            debug_assert_eq!((ahead.reads, ahead.writes), (walk.reads, walk.writes), "host counts of unit {unit} drifted");
+        }
         let est_done = now + self.est.response(die, txn.kind, ahead, now);
         self.subs[id as usize].est_done = est_done;
         let track = match self.tracks.entry(txn.req) {
@@ -302,14 +328,21 @@ impl TransactionScheduler for Slacker {
         if let Some(s) = self.subs.get_mut(id as usize) {
             s.slack = 0;
         }
+        if txn.kind == TxnKind::HostWrite {
+            self.host_q[self.est.unit(txn.die) as usize][1] += 1;
+        }
         self.base.enqueue_front(id, txn);
     }
     fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
-        self.base.next(die, txns)
+        let t = self.base.next(die, txns)?;
+        self.left(die, t, txns);
+        Some(t)
     }
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
         if !self.mech.wp {
-            return self.base.next_read(die, txns);
+            let t = self.base.next_read(die, txns)?;
+            self.left(die, t, txns);
+            return Some(t);
         }
         // A paused program: serve the oldest queued host read of the die while the program's
         // slack covers it.
@@ -331,6 +364,7 @@ impl TransactionScheduler for Slacker {
         };
         let (r, _) = self.base.reads[chip].remove(i).expect("picked");
         self.base.len -= 1;
+        self.left(die, r, txns);
         let (run, resumed) = &mut self.paused[die as usize];
         *resumed = true;
         for &w in run.iter() {
@@ -343,7 +377,15 @@ impl TransactionScheduler for Slacker {
         Some(r)
     }
     fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
-        self.base.take_companions(die, max, fits, out)
+        let before = out.len();
+        self.base.take_companions(die, max, fits, out);
+        // take_companions gets no slab: the companions' kinds come from their records.
+        let unit = self.est.unit(die) as usize;
+        for &t in &out[before..] {
+            if let Some(s) = self.subs.get(t as usize).filter(|s| s.host) {
+                self.host_q[unit][usize::from(s.write)] -= 1;
+            }
+        }
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
         self.base.queued_on_chip(chip)
