@@ -208,7 +208,7 @@ impl Simulator {
         }
         // The planes of the command's other host writes, taken before the bus request: a program
         // paused as soon as it starts (write pausing) moves its group aside.
-        let mut joined_writes = std::mem::take(&mut self.pick_scratch);
+        let mut joined_writes = if joined > 0 { std::mem::take(&mut self.pick_scratch) } else { Vec::new() };
         if joined > 0 {
             for &m in self.flash.dies[die as usize].group() {
                 let m = self.txns.get(m);
@@ -228,11 +228,13 @@ impl Simulator {
         if txn.kind == TxnKind::HostWrite || (txn.kind == TxnKind::GcWrite && txn.is_reprogram()) {
             self.maybe_gc(txn.plane);
         }
-        for &plane in &joined_writes {
-            self.maybe_gc(plane);
+        if joined > 0 {
+            for &plane in &joined_writes {
+                self.maybe_gc(plane);
+            }
+            joined_writes.clear();
+            self.pick_scratch = joined_writes;
         }
-        joined_writes.clear();
-        self.pick_scratch = joined_writes;
     }
 
     /// Multi-plane packing: `die` just began `lead`; take queued transactions of the same class

@@ -186,13 +186,12 @@ impl Slacker {
         &mut self.subs[i]
     }
 
-    /// Host transaction `t` left its queue (to run on `die`).
+    /// Transaction `t` left its queue (to run on `die`): one host read or write fewer queued on
+    /// the unit, if it is one (its record says; GC records are not host).
     #[inline]
-    fn left(&mut self, die: u32, t: TxnId, txns: &[Txn]) {
-        match txns[t as usize].kind {
-            TxnKind::HostRead => self.host_q[self.est.unit(die) as usize][0] -= 1,
-            TxnKind::HostWrite => self.host_q[self.est.unit(die) as usize][1] -= 1,
-            _ => {}
+    fn left(&mut self, die: u32, t: TxnId) {
+        if let Some(s) = self.subs.get(t as usize).filter(|s| s.host) {
+            self.host_q[self.est.unit(die) as usize][usize::from(s.write)] -= 1;
         }
     }
 
@@ -335,13 +334,13 @@ impl TransactionScheduler for Slacker {
     }
     fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
         let t = self.base.next(die, txns)?;
-        self.left(die, t, txns);
+        self.left(die, t);
         Some(t)
     }
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
         if !self.mech.wp {
             let t = self.base.next_read(die, txns)?;
-            self.left(die, t, txns);
+            self.left(die, t);
             return Some(t);
         }
         // A paused program: serve the oldest queued host read of the die while the program's
@@ -364,7 +363,7 @@ impl TransactionScheduler for Slacker {
         };
         let (r, _) = self.base.reads[chip].remove(i).expect("picked");
         self.base.len -= 1;
-        self.left(die, r, txns);
+        self.left(die, r);
         let (run, resumed) = &mut self.paused[die as usize];
         *resumed = true;
         for &w in run.iter() {
@@ -379,12 +378,8 @@ impl TransactionScheduler for Slacker {
     fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
         let before = out.len();
         self.base.take_companions(die, max, fits, out);
-        // take_companions gets no slab: the companions' kinds come from their records.
-        let unit = self.est.unit(die) as usize;
-        for &t in &out[before..] {
-            if let Some(s) = self.subs.get(t as usize).filter(|s| s.host) {
-                self.host_q[unit][usize::from(s.write)] -= 1;
-            }
+        for i in before..out.len() {
+            self.left(die, out[i]);
         }
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
@@ -475,17 +470,14 @@ impl TransactionScheduler for Slacker {
                 return false;
             }
         }
-        let ok = true;
-        if ok {
-            let p = &mut self.paused[die as usize];
-            if p.0.as_slice() != running {
-                p.0.clear();
-                p.0.extend_from_slice(running);
-                p.1 = false;
-                self.n.pauses += 1;
-            }
+        let p = &mut self.paused[die as usize];
+        if p.0.as_slice() != running {
+            p.0.clear();
+            p.0.extend_from_slice(running);
+            p.1 = false;
+            self.n.pauses += 1;
         }
-        ok
+        true
     }
     fn pause_over(&mut self, die: u32) {
         let p = &mut self.paused[die as usize];
