@@ -332,6 +332,11 @@ pub struct SyntheticSettings {
     pub hot_traffic: f64,
     /// `hot_split = "separate"`: writes' hot part is at the end of the range.
     pub hot_split_separate: bool,
+    /// Recurring extents: share of writes, extents alive, bytes each, requests each lives.
+    pub recurring_share: f64,
+    pub recurring_sets: u64,
+    pub recurring_size: u64,
+    pub recurring_lifetime: u64,
     pub sequential_run: u64,
     pub size_fixed: bool,
     pub size_lognormal: bool,
@@ -514,6 +519,10 @@ impl Settings {
             hot_fraction: r.float("workload.synthetic.hot_fraction"),
             hot_traffic: r.float("workload.synthetic.hot_traffic"),
             hot_split_separate: r.str("workload.synthetic.hot_split") == "separate",
+            recurring_share: r.float("workload.synthetic.recurring.share"),
+            recurring_sets: r.int("workload.synthetic.recurring.sets") as u64,
+            recurring_size: r.bytes("workload.synthetic.recurring.size"),
+            recurring_lifetime: r.int("workload.synthetic.recurring.lifetime") as u64,
             sequential_run: r.int("workload.synthetic.sequential_run") as u64,
             size_fixed: r.str("workload.synthetic.size_dist") == "fixed",
             size_lognormal: r.str("workload.synthetic.size_dist") == "lognormal",

@@ -7,6 +7,7 @@
 
 pub mod alloc;
 pub mod gc;
+pub mod grouping;
 pub mod idle;
 pub mod pattern;
 pub mod speed;
@@ -54,9 +55,34 @@ pub enum Writer {
     Gc,
 }
 
+/// A write stream: each plane keeps one open block per stream, so data of different kinds
+/// (grouped hot writes, the rest, wear-leveling migrations) never share a block.
+pub type Stream = u8;
+/// Host writes no grouping policy singles out, and GC moves (the only stream without grouping).
+pub const STREAM_DEFAULT: Stream = 0;
+/// Host writes a grouping policy (`ftl.write_grouping`) marks hot: PGIS's hot data, Pattern's hits.
+pub const STREAM_HOT: Stream = 1;
+/// Blocks wear leveling pins explicitly as destinations of its migrations (never opened by
+/// allocation).
+pub const STREAM_MIGRATION: Stream = 2;
+pub const STREAMS: usize = 3;
+
+/// Which free block a stream opens next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OpenRule {
+    /// The oldest-erased (FIFO), as SSDSim and MQSim do.
+    #[default]
+    Oldest,
+    /// The least erased free block of the plane (ties: oldest).
+    LeastWorn,
+    /// The most erased free block of the plane (ties: oldest).
+    MostWorn,
+}
+
 #[derive(Debug, Clone)]
 pub struct PlaneState {
-    pub active: u32,
+    /// The open block of each stream (`NONE`: none).
+    pub active: [u32; STREAMS],
     /// Erased blocks, oldest-freed first. Blocks never used yet are handed out from `next_fresh`.
     free: VecDeque<u32>,
     next_fresh: u32,
@@ -110,6 +136,8 @@ pub struct Ftl {
     /// Reverse maps, `pages_per_block` entries per block that has ever been opened.
     p2l: Vec<Lpn>,
     pub planes: Vec<PlaneState>,
+    /// The block each stream opens when it needs one.
+    pub open_rules: [OpenRule; STREAMS],
     /// Per chip, the sum of its planes' `frontier_gen` bumps.
     chip_frontier_gen: Vec<u32>,
     pub counters: FtlCounters,
@@ -121,7 +149,7 @@ impl Ftl {
         let pages = layout.pages() as usize;
         let planes = (0..layout.planes())
             .map(|_| PlaneState {
-                active: NONE,
+                active: [NONE; STREAMS],
                 free: VecDeque::new(),
                 next_fresh: 0,
                 free_blocks: layout.blocks_per_plane,
@@ -141,6 +169,7 @@ impl Ftl {
             blocks: vec![BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }; blocks],
             p2l: Vec::new(),
             planes,
+            open_rules: [OpenRule::Oldest; STREAMS],
             chip_frontier_gen: vec![0; layout.chips() as usize],
             counters: FtlCounters::default(),
         }
@@ -236,68 +265,162 @@ impl Ftl {
     /// guarantees GC can always finish, even with host writes interleaved with its moves.
     /// `None` when the page is refused (or the plane has no free page at all).
     pub fn allocate(&mut self, plane: u32, who: Writer) -> Option<Ppn> {
+        self.allocate_in(plane, who, STREAM_DEFAULT)
+    }
+
+    /// `allocate` on the open block of `stream`. The reserve is GC's: what GC's stream (the
+    /// default one) could still program after this page, which a host write must leave at a block
+    /// or more. The migration stream never opens a block: it writes only to a pinned one.
+    pub fn allocate_in(&mut self, plane: u32, who: Writer, stream: Stream) -> Option<Ppn> {
         #[cfg(debug_assertions)]
-        let peeked = self.peek_allocation(plane, who);
-        let got = self.allocate_page(plane, who);
+        let peeked = self.peek_in(plane, who, stream);
+        let got = self.allocate_page(plane, who, stream);
         #[cfg(debug_assertions)]
         debug_assert_eq!(peeked, got, "peek_allocation disagrees with allocate on plane {plane}");
         got
     }
 
-    fn allocate_page(&mut self, plane: u32, who: Writer) -> Option<Ppn> {
-        let ppb = self.layout.pages_per_block as u16;
+    /// Pages left in the open block of `stream` of `plane` (0 without one).
+    #[inline]
+    fn left_in(&self, plane: u32, stream: Stream) -> u32 {
+        let a = self.planes[plane as usize].active[stream as usize];
+        if a == NONE { 0 } else { self.layout.pages_per_block - self.blocks[a as usize].write_ptr as u32 }
+    }
+
+    /// May `who` take a page of `stream` in `plane` (whose open block has `left` pages)?
+    #[inline]
+    fn may_take(&self, plane: u32, who: Writer, stream: Stream, left: u32) -> bool {
+        let ppb = self.layout.pages_per_block as u64;
         let ps = &self.planes[plane as usize];
-        let active_left = if ps.active == NONE { 0 } else { (ppb - self.blocks[ps.active as usize].write_ptr) as u64 };
-        let free_pages = ps.free_blocks as u64 * ppb as u64 + active_left;
-        let reserve = if who == Writer::Host { ppb as u64 } else { 0 };
-        if free_pages <= reserve {
+        if stream == STREAM_MIGRATION {
+            return left > 0;
+        }
+        let gc_left = self.left_in(plane, STREAM_DEFAULT) as u64;
+        let free_pages = ps.free_blocks as u64 * ppb + gc_left;
+        // Free pages GC's stream keeps after this allocation, plus one (the rule as first
+        // written for one stream: refuse when free pages <= reserve).
+        let after = match (stream == STREAM_DEFAULT, left > 0) {
+            (true, _) => free_pages,
+            (false, true) => free_pages + 1,
+            (false, false) => free_pages.saturating_sub(ppb) + 1,
+        };
+        let reserve = if who == Writer::Host { ppb } else { 0 };
+        after > reserve && (left > 0 || ps.free_blocks > 0)
+    }
+
+    fn allocate_page(&mut self, plane: u32, who: Writer, stream: Stream) -> Option<Ppn> {
+        let left = self.left_in(plane, stream);
+        if !self.may_take(plane, who, stream, left) {
             return None;
         }
-        if active_left <= 1 {
+        if left <= 1 {
             // This allocation fills the open block, or opens a new one.
             self.frontier_moved(plane);
         }
-        if active_left == 0 {
-            let old = self.planes[plane as usize].active;
+        if left == 0 {
+            let old = self.planes[plane as usize].active[stream as usize];
             if old != NONE {
                 self.blocks[old as usize].state = BlockState::Full;
             }
-            let b = self.take_free_block(plane);
+            let b = self.take_free_block(plane, self.open_rules[stream as usize]);
             self.blocks[b as usize].state = BlockState::Active;
-            self.planes[plane as usize].active = b;
+            self.planes[plane as usize].active[stream as usize] = b;
         }
-        let b = self.planes[plane as usize].active;
+        let b = self.planes[plane as usize].active[stream as usize];
         let page = self.blocks[b as usize].write_ptr;
         self.blocks[b as usize].write_ptr += 1;
         // A block that just became full stays `Active` until the next allocation, so it is not a
         // GC candidate while its last program may still be in flight.
-        Some(b * ppb as u32 + page as u32)
+        Some(b * self.layout.pages_per_block + page as u32)
     }
 
     /// The page `allocate(plane, who)` would return now, without allocating it (multi-plane
     /// packing checks that planes' next pages line up before taking them).
     pub fn peek_allocation(&self, plane: u32, who: Writer) -> Option<Ppn> {
+        self.peek_in(plane, who, STREAM_DEFAULT)
+    }
+
+    /// The page `allocate_in(plane, who, stream)` would return now.
+    pub fn peek_in(&self, plane: u32, who: Writer, stream: Stream) -> Option<Ppn> {
         let ppb = self.layout.pages_per_block;
-        let ps = &self.planes[plane as usize];
-        let active_left = if ps.active == NONE { 0 } else { ppb - self.blocks[ps.active as usize].write_ptr as u32 };
-        let free_pages = ps.free_blocks as u64 * ppb as u64 + active_left as u64;
-        let reserve = if who == Writer::Host { ppb as u64 } else { 0 };
-        if free_pages <= reserve {
+        let left = self.left_in(plane, stream);
+        if !self.may_take(plane, who, stream, left) {
             return None;
         }
-        if active_left > 0 {
-            return Some(ps.active * ppb + self.blocks[ps.active as usize].write_ptr as u32);
+        let a = self.planes[plane as usize].active[stream as usize];
+        if left > 0 {
+            return Some(a * ppb + self.blocks[a as usize].write_ptr as u32);
         }
-        let b = match ps.free.front() {
-            Some(&b) => b,
-            None => self.layout.first_block_of_plane(plane) + ps.next_fresh,
+        Some(self.pick_free(plane, self.open_rules[stream as usize]).0 * ppb)
+    }
+
+    /// The free block `rule` opens next in `plane` and its index in the free list (`None`: the
+    /// next never-used block). The plane must have a free block.
+    fn pick_free(&self, plane: u32, rule: OpenRule) -> (u32, Option<usize>) {
+        let ps = &self.planes[plane as usize];
+        let fresh = (ps.next_fresh < self.layout.blocks_per_plane).then(|| self.layout.first_block_of_plane(plane) + ps.next_fresh);
+        let count = |b: u32| self.blocks[b as usize].erase_count;
+        let listed = match rule {
+            OpenRule::Oldest => ps.free.front().map(|&b| (b, 0)),
+            // Never-used blocks all have the same count (0, or the preconditioned age), so the
+            // next of them stands for all.
+            OpenRule::LeastWorn => ps.free.iter().enumerate().min_by_key(|&(i, &b)| (count(b), i)).map(|(i, &b)| (b, i)),
+            OpenRule::MostWorn => ps.free.iter().enumerate().max_by_key(|&(i, &b)| (count(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i)),
         };
-        Some(b * ppb)
+        match (listed, fresh) {
+            (Some((b, i)), None) => (b, Some(i)),
+            (None, Some(f)) => (f, None),
+            (Some((b, i)), Some(f)) => {
+                let take_fresh = match rule {
+                    OpenRule::Oldest => false,
+                    OpenRule::LeastWorn => count(f) < count(b),
+                    OpenRule::MostWorn => count(f) > count(b),
+                };
+                if take_fresh { (f, None) } else { (b, Some(i)) }
+            }
+            (None, None) => panic!("plane {plane}: free count says a block is free but none is"),
+        }
+    }
+
+    /// Pin a free block of `plane` as the open block of the migration stream, chosen by `rule`,
+    /// leaving at least `keep` free blocks and GC its reserve; returns it (`None`: the stream
+    /// already has a block, or too few free blocks).
+    pub fn pin_migration_block(&mut self, plane: u32, rule: OpenRule, keep: u32) -> Option<u32> {
+        let ps = &self.planes[plane as usize];
+        // Like a host write opening a block of its own stream: GC keeps a block's worth of pages.
+        if ps.active[STREAM_MIGRATION as usize] != NONE || ps.free_blocks <= keep || !self.may_take(plane, Writer::Host, STREAM_HOT, 0) {
+            return None;
+        }
+        let b = self.take_free_block(plane, rule);
+        self.blocks[b as usize].state = BlockState::Active;
+        self.planes[plane as usize].active[STREAM_MIGRATION as usize] = b;
+        self.frontier_moved(plane);
+        Some(b)
+    }
+
+    /// Whether `pin_migration_block` could take a block of `plane` now (besides `keep`).
+    pub fn may_pin(&self, plane: u32) -> bool {
+        self.planes[plane as usize].active[STREAM_MIGRATION as usize] == NONE && self.may_take(plane, Writer::Host, STREAM_HOT, 0)
+    }
+
+    /// The migration stream's block of `plane`, if one is pinned.
+    pub fn migration_block(&self, plane: u32) -> Option<u32> {
+        Some(self.planes[plane as usize].active[STREAM_MIGRATION as usize]).filter(|&b| b != NONE)
+    }
+
+    /// Close the migration stream's block of `plane`: it becomes a GC candidate like any full
+    /// block, its unwritten pages unused until it is erased.
+    pub fn close_migration_block(&mut self, plane: u32) {
+        let b = std::mem::replace(&mut self.planes[plane as usize].active[STREAM_MIGRATION as usize], NONE);
+        if b != NONE {
+            self.blocks[b as usize].state = BlockState::Full;
+            self.frontier_moved(plane);
+        }
     }
 
     /// The plane's next allocation opens a new block (no open block, or it is full).
     pub fn needs_open(&self, plane: u32) -> bool {
-        let a = self.planes[plane as usize].active;
+        let a = self.planes[plane as usize].active[STREAM_DEFAULT as usize];
         a == NONE || self.blocks[a as usize].write_ptr as u32 == self.layout.pages_per_block
     }
 
@@ -335,17 +458,18 @@ impl Ftl {
         self.chip_frontier_gen[chip as usize]
     }
 
-    fn take_free_block(&mut self, plane: u32) -> u32 {
-        let first = self.layout.first_block_of_plane(plane);
-        let bpp = self.layout.blocks_per_plane;
+    fn take_free_block(&mut self, plane: u32, rule: OpenRule) -> u32 {
+        let (b, at) = self.pick_free(plane, rule);
         let ps = &mut self.planes[plane as usize];
-        let b = if let Some(b) = ps.free.pop_front() {
-            b
-        } else {
-            assert!(ps.next_fresh < bpp, "plane {plane}: free count says a block is free but none is");
-            ps.next_fresh += 1;
-            first + ps.next_fresh - 1
-        };
+        match at {
+            Some(0) => {
+                ps.free.pop_front();
+            }
+            Some(i) => {
+                ps.free.remove(i);
+            }
+            None => ps.next_fresh += 1,
+        }
         ps.free_blocks -= 1;
         ps.free_gen += 1;
         if self.blocks[b as usize].p2l_slot == NONE {
@@ -587,6 +711,77 @@ mod tests {
         f.trim(2);
         assert_eq!(f.check_invariants(), Ok(()));
         assert_eq!(f.quick_check(), Ok(()));
+    }
+
+    #[test]
+    fn streams_keep_their_own_open_blocks_and_open_them_by_their_rule() {
+        let mut f = ftl();
+        let bpp = f.layout.blocks_per_plane;
+        let ppb = f.layout.pages_per_block;
+        // Wear the plane's first blocks unevenly, then free them: counts 3, 1, 2.
+        for (b, n) in [(0u32, 3u32), (1, 1), (2, 2)] {
+            f.blocks[b as usize].erase_count = n;
+        }
+        for _ in 0..3 * ppb {
+            let p = f.allocate(0, Writer::Host).unwrap();
+            f.program(p % 1000, p);
+        }
+        for b in 0..3 {
+            // Invalidate by trimming what they hold, then erase.
+            for (_, lpn) in f.valid_pages(b) {
+                f.trim(lpn);
+            }
+        }
+        // Block 2 is still the default stream's open block (full, not yet closed): free 0 and 1.
+        for b in 0..2 {
+            f.blocks[b as usize].state = BlockState::Full;
+            f.erase(b);
+            f.blocks[b as usize].erase_count -= 1; // keep the counts above (erase added one)
+        }
+        f.open_rules = [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest];
+        // The hot stream opens the least worn free block: a never-used one (count 0).
+        let hot = f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap();
+        assert_eq!(f.layout.block_of(hot), 3, "the next fresh block");
+        // The default stream's block is full: it opens the most worn free block, block 0 (3).
+        let cold = f.allocate_in(0, Writer::Host, STREAM_DEFAULT).unwrap();
+        assert_eq!(f.layout.block_of(cold), 0);
+        assert_eq!(f.block_state(2), BlockState::Full, "the old frontier closed when its stream moved on");
+        // Each stream keeps writing its own block.
+        assert_eq!(f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap(), hot + 1);
+        assert_eq!(f.allocate_in(0, Writer::Host, STREAM_DEFAULT).unwrap(), cold + 1);
+        // Migration blocks are pinned, never opened by allocation.
+        assert_eq!(f.allocate_in(0, Writer::Gc, STREAM_MIGRATION), None);
+        let m = f.pin_migration_block(0, OpenRule::MostWorn, 1).unwrap();
+        assert_eq!(m, 1, "the most worn free block left");
+        assert_eq!(f.pin_migration_block(0, OpenRule::MostWorn, 1), None, "one per plane");
+        assert_eq!(f.allocate_in(0, Writer::Gc, STREAM_MIGRATION).unwrap(), m * ppb);
+        f.close_migration_block(0);
+        assert_eq!(f.block_state(m), BlockState::Full, "closed with free pages: a GC candidate");
+        assert_eq!(f.migration_block(0), None);
+        assert!(bpp > 4);
+        // Pages reserved but not programmed: program them so the accounting holds.
+        for p in [hot, hot + 1, cold, cold + 1, m * ppb] {
+            f.program(500 + p % 100, p);
+        }
+        assert_eq!(f.check_invariants(), Ok(()));
+    }
+
+    #[test]
+    fn a_second_stream_may_not_take_gc_s_last_block() {
+        let mut f = ftl();
+        let ppb = f.layout.pages_per_block;
+        let bpp = f.layout.blocks_per_plane;
+        // Fill the default stream until the host is refused: GC keeps a block's worth of pages.
+        let mut lpn = 0;
+        while let Some(p) = f.allocate(0, Writer::Host) {
+            f.program(lpn, p);
+            lpn += 1;
+        }
+        assert_eq!(f.free_blocks(0), 1);
+        assert_eq!(lpn, (bpp - 1) * ppb);
+        // The hot stream needs a block of its own: taking the last would leave GC nothing.
+        assert_eq!(f.allocate_in(0, Writer::Host, STREAM_HOT), None);
+        assert_eq!(f.peek_in(0, Writer::Host, STREAM_HOT), None);
     }
 
     #[test]

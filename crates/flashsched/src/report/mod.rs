@@ -177,6 +177,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "erase_suspensions": c.erase_suspensions,
         "commands": commands_json(c),
         "writes_placed_elsewhere": c.writes_placed_elsewhere,
+        "writes_relocated": c.writes_relocated,
         "read_conflicts": c.read_conflicts,
         "write_conflicts": c.write_conflicts,
         "conflict_ratio": conflict_ratio,
@@ -200,9 +201,18 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
     if let Some(t) = &o.tsu {
         ssd["tsu"] = t.clone();
     }
-    if let Some((policy, bytes)) = o.wear {
-        ssd["wear_leveling"] = json!({"policy": policy, "collections": c.wl_collections, "pages_moved": c.wl_pages, "table_bytes": bytes});
+    if let Some(w) = &o.wear {
+        let mut v = json!({"collections": c.wl_collections, "pages_moved": c.wl_pages, "split_collections": c.wl_split_collections, "pages_split": c.wl_pages_split});
+        if let (Some(m), Value::Object(extra)) = (v.as_object_mut(), w.clone()) {
+            m.extend(extra);
+        }
+        ssd["wear_leveling"] = v;
     }
+    if let Some(g) = &o.grouping {
+        ssd["write_grouping"] = g.clone();
+    }
+    // Flash time of GC by cause (Pattern paper Fig. 5): routine GC and wear leveling.
+    ssd["gc_time"] = json!({"routine_ns": c.gc_flash_ns, "wear_leveling_ns": c.wl_flash_ns, "total_ns": c.gc_flash_ns + c.wl_flash_ns});
     if o.erase_limit > 0 {
         ssd["endurance"] = json!({
             "erase_limit": o.erase_limit,

@@ -2,7 +2,7 @@
 //! bus, array operations, program/erase suspension, and the end of each operation.
 
 use super::event::Ev;
-use super::txn::{Txn, TxnId, TxnKind};
+use super::txn::{Placement, Txn, TxnId, TxnKind};
 use super::Simulator;
 use crate::ctrl::{AfterArray, Grant, MultiPlane, Phase, Step, StepEnd, Suspension};
 use crate::engine::Time;
@@ -154,7 +154,7 @@ impl Simulator {
                 }
                 Phase::ReadCmd
             }
-            TxnKind::HostWrite => match self.ftl.allocate(txn.plane, Writer::Host) {
+            TxnKind::HostWrite => match self.ftl.allocate_in(txn.plane, Writer::Host, self.wear.write_stream(&txn)) {
                 Some(ppn) => {
                     self.place_write(t, txn.lpn, ppn);
                     Phase::WriteIn
@@ -163,6 +163,11 @@ impl Simulator {
                     self.counters.write_stalls += 1;
                     self.stalled[txn.plane as usize].push(t);
                     self.maybe_gc(txn.plane);
+                    if self.alloc.relocates() && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
+                        // GC cannot free anything in this plane (dynamic allocation filled it with
+                        // valid data): the write goes to another plane instead of waiting forever.
+                        self.relocate_write(die, t);
+                    }
                     return;
                 }
             },
@@ -184,8 +189,9 @@ impl Simulator {
                     }
                 } else {
                     // The host leaves a block's worth of pages per plane (Ftl::allocate), and a
-                    // victim has fewer valid pages than that, so GC always finds a page.
-                    self.ftl.allocate(txn.plane, Writer::Gc).expect("GC always finds a page in its reserve")
+                    // victim has fewer valid pages than that, so GC always finds a page; a
+                    // migration's block set has room for half of two victims.
+                    self.ftl.allocate_in(txn.plane, Writer::Gc, self.wear.write_stream(&txn)).expect("GC always finds a page in its reserve")
                 };
                 self.place_write(t, txn.lpn, ppn);
                 Phase::WriteIn
@@ -235,6 +241,9 @@ impl Simulator {
             joined_writes.clear();
             self.pick_scratch = joined_writes;
         }
+        while let Some(p) = self.gc_recheck.pop() {
+            self.maybe_gc(p);
+        }
     }
 
     /// Multi-plane packing: `die` just began `lead`; take queued transactions of the same class
@@ -252,7 +261,7 @@ impl Simulator {
         let mut planes = 1u64 << (l.plane % ppd);
         let mut picked = std::mem::take(&mut self.pick_scratch);
         {
-            let (txns, ftl, adv, layout) = (&self.txns.items, &self.ftl, self.flash.adv, self.layout);
+            let (txns, ftl, adv, layout, wear) = (&self.txns.items, &self.ftl, self.flash.adv, self.layout, &self.wear);
             let mut fits = |c: TxnId| {
                 let x = &txns[c as usize];
                 let bit = 1u64 << (x.plane % ppd);
@@ -262,8 +271,8 @@ impl Simulator {
                 let page = match x.kind {
                     TxnKind::HostRead | TxnKind::Erase => Some(x.ppn).filter(|&p| p != NONE),
                     TxnKind::GcRead => Some(x.ppn).filter(|_| ftl.still_current(x.lpn, x.ppn)),
-                    TxnKind::HostWrite => ftl.peek_allocation(x.plane, Writer::Host),
-                    TxnKind::GcWrite => ftl.peek_allocation(x.plane, Writer::Gc).filter(|_| ftl.still_current(x.lpn, x.ppn)),
+                    TxnKind::HostWrite => ftl.peek_in(x.plane, Writer::Host, wear.write_stream(x)),
+                    TxnKind::GcWrite => ftl.peek_in(x.plane, Writer::Gc, wear.write_stream(x)).filter(|_| ftl.still_current(x.lpn, x.ppn)),
                 };
                 let ok = page.is_some_and(|p| adv.plane_pair_ok(&layout, class, l.ppn, p));
                 if ok {
@@ -278,7 +287,7 @@ impl Simulator {
             let x = *self.txns.get(c);
             if x.kind == TxnKind::GcWrite && !self.ftl.still_current(x.lpn, x.ppn) {
                 // A host write of the same page placed just before made this move stale.
-                self.gc_move_finished(x.plane, false);
+                self.move_dropped(&x);
                 self.txns.remove(c);
                 continue;
             }
@@ -288,7 +297,7 @@ impl Simulator {
                 _ => None,
             };
             if let Some(who) = who {
-                let ppn = self.ftl.allocate(x.plane, who).expect("the page was peeked free");
+                let ppn = self.ftl.allocate_in(x.plane, who, self.wear.write_stream(&x)).expect("the page was peeked free");
                 self.place_write(c, x.lpn, ppn);
             }
             self.flash.dies[die as usize].join(c);
@@ -304,7 +313,11 @@ impl Simulator {
     /// per write yet). A copyback GC move whose pages differ in parity (`ctrl::command`) sends
     /// the data out to the controller and back in: two page transfers on the program.
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
-        self.ftl.program(lpn, ppn);
+        if self.cross_plane {
+            self.program_across_planes(lpn, ppn);
+        } else {
+            self.ftl.program(lpn, ppn);
+        }
         let (kind, die) = {
             let x = self.txns.get(t);
             (x.kind, x.die)
@@ -460,6 +473,7 @@ impl Simulator {
         match txn.kind {
             TxnKind::HostRead => {
                 self.counters.nand_pages_read += 1;
+                self.wear_saw_read(txn.ppn);
                 if let Some(task) = self.idle_task.as_mut() {
                     if txn.ppn != NONE {
                         let chip = self.layout.chip_of_die(die);
@@ -483,10 +497,16 @@ impl Simulator {
             TxnKind::GcRead => {
                 self.counters.nand_pages_read += 1;
                 self.txns.remove(t);
-                // A re-program's data goes through the controller (to be programmed in another mode).
-                let bytes = if self.copyback && !txn.is_reprogram() { 0 } else { self.page_size as u32 };
-                let mut w = Txn::new(TxnKind::GcWrite, NONE, txn.lpn, txn.ppn, txn.plane, txn.die, bytes, now);
+                if !txn.is_reprogram() {
+                    self.gc_time(&txn, txn.plane);
+                }
+                // A re-program's data goes through the controller (to be programmed in another
+                // mode), and so does a migration to another chip.
+                let bytes = if self.copyback && !txn.is_reprogram() && txn.place != Placement::Pinned { 0 } else { self.page_size as u32 };
+                let (plane, die) = if txn.place == Placement::Pinned { self.migration_destination(&txn) } else { (txn.plane, txn.die) };
+                let mut w = Txn::new(TxnKind::GcWrite, NONE, txn.lpn, txn.ppn, plane, die, bytes, now);
                 w.mode = txn.mode;
+                w.place = txn.place;
                 let w = self.txns.insert(w);
                 self.to_tsu(w);
             }
@@ -496,16 +516,16 @@ impl Simulator {
                 if txn.is_reprogram() {
                     self.counters.reprograms += 1;
                 } else {
-                    self.gc_move_finished(txn.plane, true);
+                    let victim_plane = if txn.place == Placement::Pinned { self.migration_over(&txn) } else { txn.plane };
+                    self.gc_time(&txn, victim_plane);
+                    self.gc_move_finished(victim_plane, true);
                 }
             }
             TxnKind::Erase => {
                 self.txns.remove(t);
                 let block = self.layout.block_of(txn.ppn);
                 self.ftl.erase(block);
-                if let Some(w) = self.wear.as_mut() {
-                    w.on_erase(block);
-                }
+                self.gc_time(&txn, txn.plane);
                 if self.erase_limit > 0 && self.first_failure.is_none() && self.ftl.erase_count(block) >= self.erase_limit {
                     self.first_failure = Some(now);
                 }
@@ -514,10 +534,18 @@ impl Simulator {
                 for w in waiting.into_iter().rev() {
                     self.tsu.enqueue_front(w, self.txns.get(w));
                 }
-                self.maybe_gc(txn.plane);
-                if self.wear.is_some() {
-                    self.maybe_wear_level();
+                // Writes stuck in full planes may find room elsewhere now (`relocate_write`).
+                for p in std::mem::take(&mut self.stuck) {
+                    for w in std::mem::take(&mut self.stalled[p as usize]).into_iter().rev() {
+                        self.tsu.enqueue_front(w, self.txns.get(w));
+                    }
+                    let d = self.layout.die_of_plane(p);
+                    if d != die {
+                        self.try_start_die(d);
+                    }
                 }
+                self.maybe_gc(txn.plane);
+                self.wear_after_erase(txn.plane, block);
             }
         }
     }

@@ -121,6 +121,9 @@ impl Simulator {
             // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
             // One division per request; the following pages wrap by comparison.
             let first_lpn = first % self.logical_pages;
+            if self.wear.grouping.is_some() {
+                self.group_request(r.op == Op::Write, first_lpn, last - first + 1);
+            }
             let wrap = |lpn: u64| if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn };
             let prefetched = (last - first).min(32);
             for i in 0..=prefetched {

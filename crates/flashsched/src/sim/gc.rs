@@ -1,7 +1,7 @@
 //! Garbage collection as flash work: starting a collection when a plane runs low on free blocks,
 //! and turning its page moves and the victim's erase into transactions.
 
-use super::txn::{Txn, TxnKind};
+use super::txn::{Placement, Txn, TxnKind};
 use super::Simulator;
 use crate::nand::NONE;
 
@@ -19,18 +19,8 @@ impl Simulator {
         self.collect(plane, victim);
     }
 
-    /// Wear leveling asks for blocks after an erase: collect each as GC would.
-    pub(super) fn maybe_wear_level(&mut self) {
-        while let Some(block) = self.wear.as_mut().and_then(|w| w.next(&self.ftl)) {
-            let plane = self.layout.plane_of_block(block);
-            self.counters.wl_collections += 1;
-            self.counters.wl_pages += self.ftl.valid_count(block) as u64;
-            self.collect(plane, block);
-        }
-    }
-
     /// Reclaim `victim` of `plane`: its valid pages moved as flash work, then its erase.
-    fn collect(&mut self, plane: u32, victim: u32) {
+    pub(super) fn collect(&mut self, plane: u32, victim: u32) {
         let moves = self.ftl.begin_gc(plane, victim);
         let die = self.layout.die_of_plane(plane);
         if moves.is_empty() {
@@ -49,7 +39,8 @@ impl Simulator {
         if txn.is_reprogram() {
             self.counters.reprograms_dropped += 1;
         } else {
-            self.gc_move_finished(txn.plane, false);
+            let victim_plane = if txn.place == Placement::Pinned { self.migration_over(txn) } else { txn.plane };
+            self.gc_move_finished(victim_plane, false);
         }
     }
 
@@ -68,5 +59,67 @@ impl Simulator {
         let ppn = block * self.layout.pages_per_block;
         let t = self.txns.insert(Txn::new(TxnKind::Erase, NONE, 0, ppn, plane, die, 0, self.now));
         self.to_tsu(t);
+    }
+
+    /// A host write stalled in a plane where GC can reclaim nothing. Allocation decides planes
+    /// when writes enter the device (`PageAllocator::relocates`), and a burst of writes can all
+    /// pick one plane and fill it with valid pages while others have room: move the write to
+    /// another plane that can take it, of its own die when one can (started at once), else the
+    /// one with the most free blocks (queued for its die). With nowhere to go it stays stalled,
+    /// and its plane's stalled writes are tried again after the next erase (`stuck`).
+    pub(super) fn relocate_write(&mut self, die: u32, t: super::txn::TxnId) {
+        let x = *self.txns.get(t);
+        let stream = self.wear.write_stream(&x);
+        let ppd = self.layout.planes_per_die;
+        let takes = |s: &Self, p: u32| p != x.plane && s.ftl.peek_in(p, crate::ftl::Writer::Host, stream).is_some();
+        let own = (die * ppd..(die + 1) * ppd).find(|&p| takes(self, p));
+        let target = own.or_else(|| {
+            let channel = self.alloc.relocation_channel(x.lpn as u64);
+            (0..self.layout.planes())
+                .filter(|&p| channel.is_none_or(|c| self.layout.channel_of_die(self.layout.die_of_plane(p)) == c))
+                .filter(|&p| takes(self, p))
+                .max_by_key(|&p| (self.ftl.free_blocks(p), std::cmp::Reverse(p)))
+        });
+        let Some(plane) = target else {
+            // Nowhere now: retried when a block is next erased anywhere. Planes below their GC
+            // floor that no write of their own asks to collect are asked now (the erase comes).
+            if !self.stuck.contains(&x.plane) {
+                self.stuck.push(x.plane);
+            }
+            for p in 0..self.layout.planes() {
+                if p != x.plane && self.ftl.needs_gc(p) {
+                    self.maybe_gc(p);
+                }
+            }
+            return;
+        };
+        let stalled = &mut self.stalled[x.plane as usize];
+        let at = stalled.iter().rposition(|&s| s == t).expect("the write was just stalled");
+        stalled.remove(at);
+        self.counters.write_stalls -= 1;
+        self.counters.writes_relocated += 1;
+        let w = self.txns.get_mut(t);
+        w.plane = plane;
+        w.die = self.layout.die_of_plane(plane);
+        if w.die == die {
+            self.start_txn(die, t);
+        } else {
+            self.to_tsu(t);
+        }
+    }
+
+    /// Program `lpn` at `ppn` when pages can change planes (dynamic allocation, wear-leveling
+    /// migrations): the old copy's plane may have writes stalled for want of a block GC could
+    /// reclaim, and this invalidation may have made one, so GC is asked there again (nothing
+    /// else would: its own writes cannot start) once the die has begun this write
+    /// (`gc_recheck`).
+    pub(super) fn program_across_planes(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) {
+        let old = self.ftl.lookup(lpn).map(|o| self.layout.plane_of(o));
+        self.ftl.program(lpn, ppn);
+        if let Some(p) = old.filter(|&p| p != self.layout.plane_of(ppn)) {
+            if !self.stalled[p as usize].is_empty() {
+                self.gc_recheck.push(p);
+            }
+        }
     }
 }

@@ -17,6 +17,7 @@ mod gc;
 mod idle;
 mod placement;
 pub mod txn;
+mod wear;
 
 use crate::config::Settings;
 use crate::ctrl::Flash;
@@ -131,8 +132,11 @@ pub struct RunOutcome {
     /// `device.erase_limit`, and when the first block reached it (0: already after preconditioning).
     pub erase_limit: u32,
     pub first_failure_ns: Option<u64>,
-    /// The wear-leveling policy's name and its tables' memory, when one runs.
-    pub wear: Option<(&'static str, usize)>,
+    /// `ssd.wear_leveling`'s policy-specific part (name, table memory, what it did), when one
+    /// runs.
+    pub wear: Option<serde_json::Value>,
+    /// `ssd.write_grouping`, when a grouping policy runs.
+    pub grouping: Option<serde_json::Value>,
 }
 
 pub struct Simulator {
@@ -166,8 +170,8 @@ pub struct Simulator {
     /// `device.erase_limit` (0: none) and when a block first reached it.
     erase_limit: u32,
     first_failure: Option<Time>,
-    /// Wear leveling (`ftl.wear_leveling`), when one runs.
-    wear: Option<Box<dyn ftl::wear::WearLeveler>>,
+    /// Wear leveling (`ftl.wear_leveling`) and write grouping (`ftl.write_grouping`).
+    wear: wear::Wear,
     /// Reused buffer: the program command asked to pause (write pausing).
     pause_scratch: Vec<TxnId>,
     /// Dies, channels and their timing.
@@ -216,6 +220,13 @@ pub struct Simulator {
     hil_places: bool,
     /// What speed-aware placement caches between writes (`placement`).
     speed: placement::SpeedCache,
+    /// Pages may move to another plane than their old copy's (dynamic allocation, wear-leveling
+    /// migrations): `program_across_planes`.
+    cross_plane: bool,
+    /// Planes whose stalled writes may now be helped by GC, checked after the current start.
+    gc_recheck: Vec<u32>,
+    /// Planes with writes stalled that neither GC nor relocation could help yet.
+    stuck: Vec<u32>,
 }
 
 impl Simulator {
@@ -224,6 +235,10 @@ impl Simulator {
     pub fn new(s: &Settings, workload: Box<dyn Workload>) -> Result<Self, SimError> {
         let layout = Layout::new(&s.geometry);
         let mut ftl = Ftl::new(layout, s.logical_pages(), s.gc_floor_blocks());
+        let grouping = ftl::grouping::build(s);
+        if let Some(g) = &grouping {
+            ftl.open_rules = g.open_rules();
+        }
         let mut alloc = ftl::alloc::build(s, layout);
         let mut gc = ftl::gc::build(s);
         ftl::precondition::precondition(&mut ftl, &s.ftl.precondition, s.seed, alloc.as_mut(), gc.as_mut())
@@ -258,7 +273,7 @@ impl Simulator {
             tsu_observes: tsu.observes(),
             tsu_pauses: tsu.pauses_programs(),
             erase_limit: s.resolved.int("device.erase_limit") as u32,
-            wear: ftl::wear::build(s, layout.blocks()),
+            wear: wear::Wear::new(ftl::wear::build(s, layout), grouping, layout.planes()),
             first_failure: None,
             tsu,
             pause_scratch: Vec::new(),
@@ -296,7 +311,11 @@ impl Simulator {
             pick_scratch: Vec::new(),
             hil_places,
             speed: placement::SpeedCache::default(),
+            cross_plane: false,
+            gc_recheck: Vec::new(),
+            stuck: Vec::new(),
         };
+        sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         // Blocks aged to the limit by preconditioning failed before the run.
         if sim.erase_limit > 0 && sim.ftl.erase_counts().iter().any(|&e| e >= sim.erase_limit) {
             sim.first_failure = Some(0);
@@ -408,7 +427,19 @@ impl Simulator {
                 .enumerate()
                 .filter(|(_, v)| !v.is_empty())
                 .take(3)
-                .map(|(p, v)| format!("plane {p} has {} writes waiting for a free page and no block GC can reclaim", v.len()))
+                .map(|(p, v)| {
+                    let first = self.layout.first_block_of_plane(p as u32);
+                    let blocks = first..first + self.layout.blocks_per_plane;
+                    let full = blocks.clone().filter(|&b| self.ftl.block_state(b) == ftl::BlockState::Full).count();
+                    let valid: u64 = blocks.map(|b| self.ftl.valid_count(b) as u64).sum();
+                    let ps = &self.ftl.planes[p];
+                    let gc = if ps.gc_victim == crate::nand::NONE { "no GC under way".to_string() } else { format!("GC of block {} waiting for {} moves", ps.gc_victim, ps.gc_pending) };
+                    format!(
+                        "plane {p} has {} writes waiting for a free page and no block GC can reclaim ({} free blocks, {full} full, {valid} valid pages; {gc})",
+                        v.len(),
+                        self.ftl.free_blocks(p as u32)
+                    )
+                })
                 .collect();
             return Err(SimError::Stalled {
                 time_ns: self.now,
@@ -455,7 +486,18 @@ impl Simulator {
             tsu: self.tsu.report(),
             erase_limit: self.erase_limit,
             first_failure_ns: self.first_failure,
-            wear: self.wear.as_ref().map(|w| (w.name(), w.memory_bytes())),
+            wear: self.wear.leveler.as_ref().map(|w| {
+                let mut v = serde_json::json!({"policy": w.name(), "table_bytes": w.memory_bytes()});
+                if let (Some(m), serde_json::Value::Object(extra)) = (v.as_object_mut(), w.report()) {
+                    m.extend(extra);
+                }
+                v
+            }),
+            grouping: self.wear.grouping.as_ref().map(|g| {
+                let mut v = g.report();
+                v["table_bytes"] = g.memory_bytes().into();
+                v
+            }),
         }
     }
 }

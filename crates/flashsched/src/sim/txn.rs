@@ -50,6 +50,10 @@ pub enum Placement {
     Fastest,
     /// The plane whose next block programs slowest (VIOS: no other request waits for the chip).
     Slowest,
+    /// GC moves: a wear-leveling migration to another chip (`ftl::wear::WlAction::Split`): read
+    /// from its victim, programmed into the migration block of the destination plane
+    /// (`sim::wear`).
+    Pinned,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -279,12 +279,22 @@ pub struct DeviceCounters {
     pub copyback_fallbacks: u64,
     /// Host writes that speed-aware placement (VIOS) sent to another plane of their chip.
     pub writes_placed_elsewhere: u64,
+    /// Host writes moved off a plane that dynamic allocation had filled with valid data.
+    pub writes_relocated: u64,
     /// Idle-time re-programs (RR) done, and those dropped (the page moved or no free page).
     pub reprograms: u64,
     pub reprograms_dropped: u64,
     /// Collections wear leveling asked for, and the valid pages they had to move.
     pub wl_collections: u64,
     pub wl_pages: u64,
+    /// Of those, the collections split across chips (read balance-oriented WL) and the pages
+    /// they planned to move there.
+    pub wl_split_collections: u64,
+    pub wl_pages_split: u64,
+    /// Flash time (bus + array, ns) of GC reads, programs and erases: routine GC's and wear
+    /// leveling's.
+    pub gc_flash_ns: u64,
+    pub wl_flash_ns: u64,
 }
 
 impl DeviceCounters {
@@ -310,10 +320,15 @@ impl DeviceCounters {
             copyback_moves: self.copyback_moves - o.copyback_moves,
             copyback_fallbacks: self.copyback_fallbacks - o.copyback_fallbacks,
             writes_placed_elsewhere: self.writes_placed_elsewhere - o.writes_placed_elsewhere,
+            writes_relocated: self.writes_relocated - o.writes_relocated,
             reprograms: self.reprograms - o.reprograms,
             reprograms_dropped: self.reprograms_dropped - o.reprograms_dropped,
             wl_collections: self.wl_collections - o.wl_collections,
             wl_pages: self.wl_pages - o.wl_pages,
+            wl_split_collections: self.wl_split_collections - o.wl_split_collections,
+            wl_pages_split: self.wl_pages_split - o.wl_pages_split,
+            gc_flash_ns: self.gc_flash_ns - o.gc_flash_ns,
+            wl_flash_ns: self.wl_flash_ns - o.wl_flash_ns,
         }
     }
 }

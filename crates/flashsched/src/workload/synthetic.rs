@@ -26,6 +26,9 @@ pub struct Synthetic {
     made: u64,
     seq_left: u64,
     seq_next: u64,
+    /// Recurring extents (first slot, bytes), and the next one to replace (the oldest).
+    recurring: Vec<(u64, u64)>,
+    oldest: usize,
 }
 
 impl Synthetic {
@@ -53,7 +56,27 @@ impl Synthetic {
             made: 0,
             seq_left: 0,
             seq_next: 0,
+            recurring: Vec::new(),
+            oldest: 0,
         }
+        .with_recurring()
+    }
+
+    /// Draw the first recurring extents (only when asked for, so that other workloads draw the
+    /// same numbers as before).
+    fn with_recurring(mut self) -> Self {
+        if self.p.recurring_share > 0.0 {
+            self.recurring = (0..self.p.recurring_sets).map(|_| self.new_extent()).collect();
+        }
+        self
+    }
+
+    /// A recurring extent at a uniform random place.
+    fn new_extent(&mut self) -> (u64, u64) {
+        let a = self.p.align_bytes;
+        let len = (self.p.recurring_size.div_ceil(a).max(1) * a).min(self.range);
+        let slots = len / a;
+        (self.rng.random_range(0..=self.slots.saturating_sub(slots)), len)
     }
 
     fn next_arrival(&mut self) -> f64 {
@@ -146,6 +169,21 @@ impl Workload for Synthetic {
         let t = self.next_arrival();
         self.now = t;
         let op = if self.rng.random::<f64>() < self.p.read_ratio { Op::Read } else { Op::Write };
+        if !self.recurring.is_empty() {
+            // One extent is replaced every lifetime / sets requests, the oldest first.
+            let every = (self.p.recurring_lifetime / self.recurring.len() as u64).max(1);
+            if self.made > 0 && self.made % every == 0 {
+                let e = self.new_extent();
+                self.recurring[self.oldest] = e;
+                self.oldest = (self.oldest + 1) % self.recurring.len();
+            }
+            if op == Op::Write && self.rng.random::<f64>() < self.p.recurring_share {
+                let i = self.rng.random_range(0..self.recurring.len());
+                let (slot, len) = self.recurring[i];
+                self.made += 1;
+                return Ok(Some(HostRequest { arrival: t.round() as u64, op, offset: slot * self.p.align_bytes, len, line: 0, job: super::NO_JOB }));
+            }
+        }
         let len = self.size(op);
         let a = self.p.align_bytes;
         let size_slots = len.div_ceil(a);
@@ -159,7 +197,7 @@ impl Workload for Synthetic {
         self.made as f64 / self.p.requests as f64
     }
     fn describe(&self) -> Value {
-        json!({
+        let mut d = json!({
             "kind": "synthetic",
             "synthetic": true,
             "generator": "flashsched.synthetic",
@@ -169,6 +207,10 @@ impl Workload for Synthetic {
             "read_ratio": self.p.read_ratio,
             "range_bytes": self.range,
             "profile": self.p.profile,
-        })
+        });
+        if !self.recurring.is_empty() {
+            d["recurring"] = json!({"share": self.p.recurring_share, "sets": self.recurring.len(), "size_bytes": self.recurring[0].1, "lifetime_requests": self.p.recurring_lifetime});
+        }
+        d
     }
 }

@@ -195,3 +195,62 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    // Fewer cases: each is a whole timed run with GC and wear leveling.
+    #![proptest_config(ProptestConfig { cases: (cases() / 8).max(1), ..ProptestConfig::default() })]
+
+    /// Write grouping (several open blocks per plane, each opened by its own rule) and wear
+    /// leveling (collections between GC's, splits into pinned blocks on other chips), with static
+    /// or dynamic allocation and multi-plane commands on or off, on random small geometries busy
+    /// enough for GC: every mapping survives (full invariant check) and every request completes.
+    #[test]
+    fn grouping_and_wear_leveling_keep_invariants(
+        g in geometry(), seed in 0u64..1000, reads in 0.0f64..0.7,
+        grouping in prop::sample::select(vec!["none", "pgis", "pattern"]),
+        wear in prop::sample::select(vec!["none", "swl", "rbwl"]),
+        threshold in 2u32..12,
+        dynamic in any::<bool>(),
+        multi_plane in any::<bool>(),
+        recurring in 0.0f64..0.8,
+    ) {
+        let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
+        let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.25);
+        let mut o = Options::from_preset("tiny").unwrap();
+        let mut sets: Vec<(&str, String)> = geometry_sets((g.0, g.1, g.2, g.3, g.4, g.5, op));
+        sets.extend([
+            ("ftl.gc.threshold", "0.1".to_string()),
+            ("ftl.precondition.fill", "0.9".to_string()),
+            ("workload.kind", "\"synthetic\"".to_string()),
+            ("workload.synthetic.requests", "2500".to_string()),
+            ("workload.synthetic.read_ratio", format!("{reads}")),
+            ("workload.synthetic.interarrival", "\"10us\"".to_string()),
+            ("workload.synthetic.size_max", "\"16KiB\"".to_string()),
+            ("workload.synthetic.address", "\"hotcold\"".to_string()),
+            ("workload.synthetic.recurring.share", format!("{recurring}")),
+            ("workload.synthetic.recurring.size", "\"12KiB\"".to_string()),
+            ("ftl.write_grouping", format!("\"{grouping}\"")),
+            ("ftl.pattern.window", "128".to_string()),
+            ("ftl.pattern.mined_requests", "64".to_string()),
+            ("ftl.pattern.min_support", "2".to_string()),
+            ("ftl.pgis.decay_writes", "256".to_string()),
+            ("ftl.pgis.threshold", "2".to_string()),
+            ("ftl.wear_leveling", format!("\"{wear}\"")),
+            ("ftl.swl.threshold", threshold.to_string()),
+            ("ftl.rbwl.threshold", threshold.to_string()),
+            ("ftl.allocation.scheme", if dynamic { "\"dynamic\"" } else { "\"static\"" }.to_string()),
+            ("device.advanced.multi_plane", if multi_plane { "\"same_page\"" } else { "\"off\"" }.to_string()),
+            ("seed", seed.to_string()),
+        ]);
+        for (k, v) in sets {
+            o.set(&format!("{k}={v}")).unwrap();
+        }
+        let s = Settings::from_options(&o).map_err(|e| TestCaseError::fail(format!("generated config rejected: {e}")))?;
+        let r = run(&s, &RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(&r.json["ssd"]["invariants"], "ok");
+        prop_assert_eq!(r.json["flashsched"]["requests_completed"].as_u64(), Some(2500));
+        let t = &r.json["ssd"]["gc_time"];
+        prop_assert_eq!(t["total_ns"].as_u64(), Some(t["routine_ns"].as_u64().unwrap() + t["wear_leveling_ns"].as_u64().unwrap()));
+    }
+}

@@ -6,6 +6,7 @@ mod slacker;
 mod closed_loop;
 mod determinism;
 mod endurance;
+mod pattern;
 mod ftl_props;
 mod gc_wa;
 mod synthetic;

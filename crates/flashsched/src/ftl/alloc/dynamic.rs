@@ -46,6 +46,14 @@ impl PageAllocator for Dynamic {
         self.layout.static_plane([0, 1, 2, 3], lpn)
     }
 
+    fn relocates(&self) -> bool {
+        true
+    }
+
+    fn relocation_channel(&self, lpn: u64) -> Option<u32> {
+        self.channel_static.then(|| (lpn % self.layout.channels as u64) as u32)
+    }
+
     fn plane_for_write_now(&mut self, lpn: u64, view: &AllocView) -> u32 {
         let l = &self.layout;
         let n = self.order.len();

@@ -30,6 +30,16 @@ pub trait PageAllocator: Send {
     fn plane_for_write_now(&mut self, lpn: u64, _view: &AllocView) -> u32 {
         self.plane_for_write(lpn)
     }
+    /// Whether a write may go to another plane than the one chosen when it entered the device,
+    /// when that plane fills with valid data (dynamic schemes: a page's plane is not a function
+    /// of its address, so any plane may hold it).
+    fn relocates(&self) -> bool {
+        false
+    }
+    /// The channel a relocated write of `lpn` must stay on, if any.
+    fn relocation_channel(&self, _lpn: u64) -> Option<u32> {
+        None
+    }
 }
 
 pub fn build(s: &Settings, layout: Layout) -> Box<dyn PageAllocator> {

@@ -85,8 +85,26 @@ impl Tree {
         tree
     }
 
+    /// The tree is one path (no node has two children).
+    fn single_path(&self) -> bool {
+        self.children.iter().all(|c| c.len() <= 1)
+    }
+
     /// Emit every frequent itemset of this tree extended by `suffix` (at most `max_len` items).
-    fn mine(&self, suffix: &mut Vec<u32>, min_support: u32, max_len: usize, out: &mut Vec<Itemset>) {
+    /// With `cover`, a single-path tree emits only the whole path (with the suffix): every
+    /// frequent itemset is then a subset of an emitted one, which is all maximal-set mining needs
+    /// and keeps a long path from costing 2^length itemsets. `nodes` counts the tree nodes built.
+    fn mine(&self, suffix: &mut Vec<u32>, min_support: u32, max_len: usize, cover: bool, nodes: &mut u64, out: &mut Vec<Itemset>) {
+        *nodes += self.nodes.len() as u64 - 1;
+        if cover && self.single_path() && !self.header.is_empty() {
+            // Support of the whole path: its deepest node's count (counts fall along a path).
+            let support = self.header.iter().map(|h| h.1).min().unwrap_or(0);
+            let mut items = suffix.clone();
+            items.extend(self.header.iter().map(|h| h.0));
+            items.sort_unstable();
+            out.push(Itemset { items, support });
+            return;
+        }
         for &(item, support, head) in self.header.iter().rev() {
             suffix.push(item);
             let mut items = suffix.clone();
@@ -112,7 +130,7 @@ impl Tree {
                 if !base.is_empty() {
                     let cond = Tree::build(&base, min_support);
                     if !cond.header.is_empty() {
-                        cond.mine(suffix, min_support, max_len, out);
+                        cond.mine(suffix, min_support, max_len, cover, nodes, out);
                     }
                 }
             }
@@ -125,7 +143,30 @@ impl Tree {
 /// `transactions` (each read as a set: repeated items count once), sorted by length then items.
 pub fn frequent_itemsets(transactions: &[Vec<u32>], min_support: u32, max_len: usize) -> Vec<Itemset> {
     let min_support = min_support.max(1);
-    let weighted: Vec<(Vec<u32>, u32)> = transactions
+    let mut out = Vec::new();
+    if max_len > 0 {
+        Tree::build(&as_sets(transactions), min_support).mine(&mut Vec::new(), min_support, max_len, false, &mut 0, &mut out);
+    }
+    out.sort_by(|a, b| a.items.len().cmp(&b.items.len()).then_with(|| a.items.cmp(&b.items)));
+    out
+}
+
+/// The maximal frequent itemsets of at least `min_len` items (what [`maximal`] keeps of
+/// [`frequent_itemsets`] with no length cap), mined without listing every frequent subset, and
+/// the FP-tree nodes built doing it (a deterministic measure of the mining work).
+pub fn maximal_itemsets(transactions: &[Vec<u32>], min_support: u32, min_len: usize) -> (Vec<Itemset>, u64) {
+    let min_support = min_support.max(1);
+    let mut out = Vec::new();
+    let mut nodes = 0;
+    Tree::build(&as_sets(transactions), min_support).mine(&mut Vec::new(), min_support, usize::MAX, true, &mut nodes, &mut out);
+    out.sort_by(|a, b| a.items.len().cmp(&b.items.len()).then_with(|| a.items.cmp(&b.items)));
+    out.dedup();
+    (maximal(&out, min_len), nodes)
+}
+
+/// Transactions as sorted sets of weight 1.
+fn as_sets(transactions: &[Vec<u32>]) -> Vec<(Vec<u32>, u32)> {
+    transactions
         .iter()
         .map(|t| {
             let mut t = t.clone();
@@ -133,13 +174,7 @@ pub fn frequent_itemsets(transactions: &[Vec<u32>], min_support: u32, max_len: u
             t.dedup();
             (t, 1)
         })
-        .collect();
-    let mut out = Vec::new();
-    if max_len > 0 {
-        Tree::build(&weighted, min_support).mine(&mut Vec::new(), min_support, max_len, &mut out);
-    }
-    out.sort_by(|a, b| a.items.len().cmp(&b.items.len()).then_with(|| a.items.cmp(&b.items)));
-    out
+        .collect()
 }
 
 /// Of `sets` (as [`frequent_itemsets`] returns them), those of at least `min_len` items that no
@@ -208,6 +243,17 @@ mod tests {
     }
 
     #[test]
+    fn a_long_repeated_extent_is_one_pattern_without_enumerating_its_subsets() {
+        // 64 pages written together four times: 2^64 frequent subsets, one maximal set.
+        let extent: Vec<u32> = (100..164).collect();
+        let mut t = vec![extent.clone(); 4];
+        t.push(vec![1, 2, 3]);
+        let (max, nodes) = maximal_itemsets(&t, 4, 3);
+        assert_eq!(max, vec![Itemset { items: extent, support: 4 }]);
+        assert_eq!(nodes, 64, "one tree, one path");
+    }
+
+    #[test]
     fn repeated_items_count_once_and_max_len_caps() {
         let t = vec![vec![1, 1, 2], vec![1, 2, 2], vec![2, 1]];
         let got = frequent_itemsets(&t, 3, 1);
@@ -226,6 +272,16 @@ mod tests {
             max_len in 1usize..6,
         ) {
             prop_assert_eq!(frequent_itemsets(&t, min_support, max_len), brute_force(&t, min_support, max_len));
+        }
+
+        #[test]
+        fn maximal_mining_agrees_with_filtering_every_itemset(
+            t in prop::collection::vec(prop::collection::vec(0u32..10, 0..8), 0..16),
+            min_support in 1u32..5,
+            min_len in 1usize..4,
+        ) {
+            let all = frequent_itemsets(&t, min_support, usize::MAX);
+            prop_assert_eq!(maximal_itemsets(&t, min_support, min_len).0, maximal(&all, min_len));
         }
 
         #[test]

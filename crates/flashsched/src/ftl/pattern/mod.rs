@@ -1,7 +1,4 @@
-//! Pattern-based write scheduling (paper 004): frequent sets of co-written addresses, mined per
-//! window of requests, decide which writes go to lightly erased blocks.
-//!
-//! So far: the miner ([`fpgrowth`]). The scheduler, the wear-leveling slot and the paper's
-//! experiments are the rest of issue 12.
+//! Pattern mining for pattern-based write scheduling (paper 004): frequent sets of co-written
+//! addresses. The scheduler that uses it is `ftl::grouping::Pattern`.
 
 pub mod fpgrowth;

@@ -16,7 +16,7 @@
 
 use rand::Rng as _;
 
-use super::{collectable, WearLeveler};
+use super::{collectable, WearLeveler, WlAction};
 use crate::engine::rng::{stream, Rng};
 use crate::ftl::{BlockState, Ftl};
 
@@ -68,7 +68,7 @@ impl WearLeveler for Swl {
     }
 
     /// SWL_Procedure, one block at a time.
-    fn next(&mut self, ftl: &Ftl) -> Option<u32> {
+    fn next(&mut self, ftl: &mut Ftl) -> Option<WlAction> {
         while self.uneven() {
             if self.f_cnt == self.sets {
                 self.bet.iter_mut().for_each(|w| *w = 0);
@@ -83,7 +83,7 @@ impl WearLeveler for Swl {
             let first = self.f_index << self.k;
             let last = ((self.f_index + 1) << self.k).min(ftl.layout.blocks());
             if let Some(b) = (first..last).find(|&b| collectable(ftl, b)) {
-                return Some(b);
+                return Some(WlAction::Collect(b));
             }
             if (first..last).any(|b| ftl.block_state(b) == BlockState::Full || ftl.block_state(b) == BlockState::Victim) {
                 // Its planes are collecting: wait for the next erase.

@@ -1,0 +1,112 @@
+//! Write grouping (`ftl.write_grouping`: PGIS, Pattern) and read balance-oriented wear leveling
+//! (`ftl.wear_leveling = "rbwl"`), end to end on the tiny drive.
+
+use flashsched::RunResult;
+use serde_json::Value;
+
+fn run(sets: &[&str]) -> RunResult {
+    let mut all: Vec<String> = vec![
+        "workload.kind=\"synthetic\"".into(),
+        "workload.synthetic.requests=30000".into(),
+        "workload.synthetic.read_ratio=0.3".into(),
+        "workload.synthetic.range=\"24MiB\"".into(),
+        "workload.synthetic.align=\"4KiB\"".into(),
+        "workload.synthetic.size_max=\"16KiB\"".into(),
+        "ftl.precondition.fill=0.85".into(),
+    ];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    let s = flashsched::config::load(Some("tiny"), None, &all).unwrap_or_else(|e| panic!("{e}"));
+    let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.json["ssd"]["invariants"], "ok", "{sets:?}");
+    assert_eq!(r.json["flashsched"]["requests_completed"], 30000, "{sets:?}");
+    r
+}
+
+const RECURRING: [&str; 4] = [
+    "workload.synthetic.recurring.share=0.5",
+    "workload.synthetic.recurring.sets=12",
+    "workload.synthetic.recurring.size=\"24KiB\"",
+    "workload.synthetic.recurring.lifetime=4096",
+];
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+#[test]
+fn pattern_mines_the_recurring_extents_and_their_writes_cost_gc_less() {
+    let none = run(&RECURRING);
+    let mut with = RECURRING.to_vec();
+    with.push("ftl.write_grouping=\"pattern\"");
+    let pat = run(&with);
+    let g = &pat.json["ssd"]["write_grouping"];
+    assert_eq!(g["policy"], "pattern");
+    // 30,000 requests: 29 full windows of 1024 and the 256 requests that start the 30th, each mined once its 256th request entered.
+    assert_eq!(u(&g["windows_mined"]), 30, "{g}");
+    // 12 extents of 6 pages, each rewritten ~ 256 x 0.7 x 0.5 / 12 = 7.5 times in the mined part:
+    // most are patterns, of 6 pages (two extents that overlap can make other sizes).
+    let per = g["patterns_per_window"].as_f64().unwrap();
+    assert!((6.0..=14.0).contains(&per), "{g}");
+    let size = g["mean_pattern_size"].as_f64().unwrap();
+    assert!((5.0..=7.0).contains(&size), "{g}");
+    // About half the written pages belong to recurring extents, most of them matched.
+    let hit = g["hit_share"].as_f64().unwrap();
+    assert!((0.25..0.75).contains(&hit), "{g}");
+    assert_eq!(g["windows"]["patterns"].as_array().unwrap().len(), 30);
+    assert!(none.json["ssd"].get("write_grouping").is_none());
+    // Pages rewritten together share blocks, which GC then finds mostly invalid.
+    let moved = |r: &RunResult| u(&r.json["ssd"]["gc_pages_moved"]);
+    assert!(moved(&pat) < moved(&none), "pattern {} none {}", moved(&pat), moved(&none));
+    let again = run(&with);
+    assert_eq!(again.json["ssd"], pat.json["ssd"], "deterministic");
+}
+
+#[test]
+fn pgis_sends_pages_written_often_to_their_own_blocks() {
+    let none = run(&RECURRING);
+    let mut with = RECURRING.to_vec();
+    with.extend(["ftl.write_grouping=\"pgis\"", "ftl.pgis.decay_writes=2048", "ftl.pgis.threshold=3"]);
+    let p = run(&with);
+    let g = &p.json["ssd"]["write_grouping"];
+    assert!(g["reconstruction"].as_str().unwrap().contains("reconstructed"), "labelled a reconstruction: {g}");
+    let hot = u(&g["hot_write_pages"]);
+    assert!(hot > 0 && hot < u(&g["write_pages"]), "{g}");
+    let moved = |r: &RunResult| u(&r.json["ssd"]["gc_pages_moved"]);
+    assert!(moved(&p) < moved(&none), "pgis {} none {}", moved(&p), moved(&none));
+}
+
+#[test]
+fn read_balance_wear_leveling_splits_targets_over_two_other_chips_of_their_channel() {
+    // Reads concentrate on a hot part; writes are spread: many blocks are never rewritten and
+    // wear leveling has cold blocks to recycle, some read a lot and some never.
+    let base = [
+        "workload.synthetic.address=\"hotcold\"",
+        "workload.synthetic.hot_fraction=0.15",
+        "workload.synthetic.hot_traffic=0.9",
+        "workload.synthetic.hot_split=\"separate\"",
+        "workload.synthetic.read_ratio=0.5",
+    ];
+    let none = run(&base);
+    let mut with = base.to_vec();
+    with.extend(["ftl.wear_leveling=\"rbwl\"", "ftl.rbwl.threshold=4"]);
+    let r = run(&with);
+    let w = &r.json["ssd"]["wear_leveling"];
+    assert_eq!(w["policy"], "rbwl");
+    assert!(u(&w["collections"]) > 0, "{w}");
+    assert!(u(&w["split_collections"]) > 0 && u(&w["pages_split"]) > 0, "{w}");
+    assert!(u(&w["block_sets_made"]) > 0, "{w}");
+    assert!(u(&w["targets_frequently_read"]) + u(&w["targets_less_read"]) > 0, "{w}");
+    // Table V: one bit per block and one per page (tiny: 512 blocks of 16 pages).
+    assert_eq!(u(&w["bet_bytes"]), 512 / 8);
+    assert_eq!(u(&w["prt_bytes"]), 512 * 16 / 8);
+    // Its moves and erases are wear leveling's share of GC time.
+    let t = &r.json["ssd"]["gc_time"];
+    assert!(u(&t["wear_leveling_ns"]) > 0 && u(&t["routine_ns"]) > 0, "{t}");
+    assert_eq!(u(&t["total_ns"]), u(&t["wear_leveling_ns"]) + u(&t["routine_ns"]));
+    assert_eq!(u(&none.json["ssd"]["gc_time"]["wear_leveling_ns"]), 0);
+    let e = |r: &RunResult, k: &str| r.json["ssd"]["erase_count"][k].as_f64().unwrap();
+    assert!(e(&r, "min") > e(&none, "min"), "cold blocks get erased");
+    let again = run(&with);
+    assert_eq!(again.json["ssd"], r.json["ssd"], "deterministic");
+}
