@@ -14,8 +14,11 @@ eight MSR workloads reuse eight VIOS ones on its own drive (``rrwr2016/usr``). A
 - arrivals: bursty on/off (10 ms bursts, 40 ms silences, Poisson inside bursts). For VIOS profiles
   the burst rate is calibrated (:func:`calibrate`) so that the share of requests that conflict under
   FIFO on the ``vios2016`` drive is within 20% of the published conflict ratio; other profiles use
-  Poisson arrivals every 1 ms [INFER: the papers give no rates];
-- addresses: uniform over a 16 GiB range [INFER].
+  Poisson arrivals every 1 ms [INFER: the papers give no rates]; Pattern profiles arrive at a
+  rate that keeps host writes near a quarter of what the drive programs;
+- addresses: uniform over a 16 GiB range [INFER]; Pattern profiles instead send reads and most
+  writes to zipf-distributed addresses and rewrite a slowly changing collection of extents with
+  the rest of the writes, sized from Table III (see ``PATTERN_LAMBDA``) [INFER].
 
 Generated traces say they are synthetic and which profile made them, in a header comment and in
 the result's ``workload`` block.
@@ -45,6 +48,9 @@ class Profile:
     requests: int = 500_000
     targets: dict[str, float] = field(default_factory=dict)
     notes: str = ""
+    address: str = "uniform"
+    # Further ``--set`` assignments (appended last, so they win).
+    extra: tuple[str, ...] = ()
 
     def sets(self, requests: int | None = None, seed: int | None = None) -> list[str]:
         """``--set`` assignments that make this workload (``requests`` defaults to the published
@@ -60,7 +66,7 @@ class Profile:
             f'workload.synthetic.interarrival="{self.interarrival_ns}ns"',
             f'workload.synthetic.on_time="{self.on_ns}ns"',
             f'workload.synthetic.off_time="{self.off_ns}ns"',
-            'workload.synthetic.address="uniform"',
+            f'workload.synthetic.address="{self.address}"',
             f"workload.synthetic.range={self.range_bytes}",
             "workload.synthetic.align=512",
             'workload.synthetic.size_dist="lognormal"',
@@ -72,6 +78,7 @@ class Profile:
             f"workload.synthetic.write_size_sd={_round512(self.write_size[1])}",
             f'workload.synthetic.profile="{self.name}"',
         ]
+        s.extend(self.extra)
         if seed is not None:
             s.append(f"seed={seed}")
         return s
@@ -193,6 +200,68 @@ PATTERN = {
     "proj_0": (4224524, 87.5, 39.0), "Random_server_1": (5076765, 68.8, 136.6),
     "Random_server_2": (6658794, 52.4, 123.6), "Random_server_3": (11404881, 30.7, 101.9),
 }
+# Pattern (2019) Table III: write patterns per window of 1024 requests and their mean size (logical
+# sector addresses; pages here).
+PATTERN_TABLE3 = {
+    "proj_0": (15.3, 6.4), "Random_server_1": (15.2, 7.7), "Random_server_2": (13.4, 5.7), "Random_server_3": (8.6, 5.5),
+}
+# How the pattern2019 profiles make co-written address sets [INFER: the traces are not available;
+# Fig. 2(b) says most frequently written addresses are written with others in fixed patterns]. A
+# share of the writes rewrites one of a small collection of extents that changes slowly (each
+# lives 4096 requests, four windows); the rest of the writes, and every read, go to zipf-distributed
+# addresses (theta 0.8, so some data is read far more than the rest, Fig. 2(c)). The collection
+# is sized from Table III: an extent of L bytes at a random 512-byte offset spans L / 4 KiB + 7/8
+# pages on average, so L = (pattern size - 7/8) x 4 KiB; each extent is rewritten LAMBDA = 6 times
+# on average in the 256 mined requests of a window, so it is frequent (support 4) with
+# probability 0.85 and the collection has Table III's patterns / 0.85 extents; the share of
+# writes that go to it is then LAMBDA x extents / (256 x write fraction). The other writes are
+# made larger, so that all writes keep Table II's mean size.
+PATTERN_LAMBDA = 6.0
+PATTERN_LIFETIME = 4096
+# Arrival: Poisson, at a rate that keeps host writes near 1,000 pages a second (a thirteenth of what
+# the 8 chips of pattern2019 program at 0.6 ms a page), so that GC, whose moves triple the
+# programs on a full drive, still fits with the dies about half busy [INFER: SSDsim replays the
+# traces at their own, far lower, rates]. Addresses fall in the first 4 GiB of the drive: the
+# traces' hot footprint, which rewrites concentrate on while the rest of a full drive holds
+# data that is never rewritten [INFER].
+PATTERN_WRITE_PAGES_PER_S = 1000.0
+PATTERN_RANGE = 4 << 30
+# Reads address the first 12 GiB (zipf too): data written before the run and never rewritten is
+# read as well, some of it often (read-mostly data, what read balance-oriented wear leveling
+# spreads over chips) [INFER].
+PATTERN_READ_RANGE = 12 << 30
+
+
+def _pattern_profile(name: str) -> "Profile":
+    n, wpct, avg = PATTERN[name]
+    per_window, size = PATTERN_TABLE3[name]
+    w = wpct / 100
+    extents = max(1, round(per_window / 0.849))
+    share = min(0.95, PATTERN_LAMBDA * extents / (256 * w))
+    extent_bytes = _round512((size - 0.875) * 4096)
+    # The other writes are larger, so that all writes together keep Table II's mean size.
+    other = (avg * KIB - share * extent_bytes) / (1 - share)
+    pages_per_write = share * extent_bytes / 4096 + (1 - share) * (other / 4096) + 0.875
+    gap = int(round(w * pages_per_write / PATTERN_WRITE_PAGES_PER_S * 1e9))
+    return Profile(
+        name=f"pattern2019/{name}", source="Pattern (2019) Tables II and III",
+        read_fraction=round(1 - w, 4), read_size=(avg * KIB, 0.75 * avg * KIB),
+        write_size=(avg * KIB, 0.75 * avg * KIB), requests=n, interarrival_ns=gap, address="zipf",
+        range_bytes=PATTERN_RANGE,
+        targets={"write_fraction": w, "size_mean_kib": avg, "patterns_per_window": per_window, "mean_pattern_size": size},
+        notes=(f"{extents} recurring extents of {extent_bytes} bytes take {share:.3f} of the writes; the other writes "
+               f"average {other / KIB:.1f} KiB so that all keep Table II's mean [INFER]"),
+        extra=(
+            "workload.synthetic.zipf_theta=0.8",
+            f"workload.synthetic.read_range={PATTERN_READ_RANGE}",
+            f"workload.synthetic.recurring.share={share:.4f}",
+            f"workload.synthetic.recurring.sets={extents}",
+            f"workload.synthetic.recurring.size={extent_bytes}",
+            f"workload.synthetic.recurring.lifetime={PATTERN_LIFETIME}",
+            f"workload.synthetic.write_size_mean={_round512(other)}",
+            f"workload.synthetic.write_size_sd={_round512(0.75 * other)}",
+        ),
+    )
 
 
 def _build() -> dict[str, Profile]:
@@ -229,13 +298,8 @@ def _build() -> dict[str, Profile]:
             "source": "RR/WR (paper 002) §III, via VIOS (NPC 2016) Table 1",
             "notes": v.notes + "; burst rate calibrated on rrwr2016 to VIOS Table 1's conflict ratio [INFER]",
         })
-    for name, (n, wpct, avg) in PATTERN.items():
-        out[f"pattern2019/{name}"] = Profile(
-            name=f"pattern2019/{name}", source="Pattern (2019) Table II",
-            read_fraction=round(1 - wpct / 100, 4), read_size=(avg * KIB, 0.75 * avg * KIB),
-            write_size=(avg * KIB, 0.75 * avg * KIB), requests=n,
-            targets={"write_fraction": wpct / 100, "size_mean_kib": avg},
-        )
+    for name in PATTERN:
+        out[f"pattern2019/{name}"] = _pattern_profile(name)
     return out
 
 

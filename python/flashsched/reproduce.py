@@ -82,8 +82,10 @@ def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame",
         ok = ok[ok[k] == v]
     kinds = _workload_kinds(exp["sweep"])
     rows = []
+    # Paper numbers are keyed by workload, or by the values of another column (`by`, e.g. variant).
+    col = cmp.get("by", "workload")
     for wl, paper_value in cmp["paper"].items():
-        ours = ok[ok["workload"] == wl][cmp["metric"]]
+        ours = ok[ok[col].astype(str) == str(wl)][cmp["metric"]]
         value = float(ours.mean()) if len(ours) else float("nan")
         rows.append({"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": cmp["metric"],
                      "paper": paper_value, "flashsched": round(value, 4),

@@ -332,6 +332,8 @@ pub struct SyntheticSettings {
     pub hot_traffic: f64,
     /// `hot_split = "separate"`: writes' hot part is at the end of the range.
     pub hot_split_separate: bool,
+    /// Bytes reads address (0: `range_bytes`).
+    pub read_range_bytes: u64,
     /// Recurring extents: share of writes, extents alive, bytes each, requests each lives.
     pub recurring_share: f64,
     pub recurring_sets: u64,
@@ -519,6 +521,7 @@ impl Settings {
             hot_fraction: r.float("workload.synthetic.hot_fraction"),
             hot_traffic: r.float("workload.synthetic.hot_traffic"),
             hot_split_separate: r.str("workload.synthetic.hot_split") == "separate",
+            read_range_bytes: r.bytes("workload.synthetic.read_range"),
             recurring_share: r.float("workload.synthetic.recurring.share"),
             recurring_sets: r.int("workload.synthetic.recurring.sets") as u64,
             recurring_size: r.bytes("workload.synthetic.recurring.size"),
@@ -575,6 +578,9 @@ impl Settings {
         }
         if synthetic.align_bytes == 0 || synthetic.align_bytes % 512 != 0 {
             err("workload.synthetic.align", format!("must be a positive multiple of 512 bytes (got {})", synthetic.align_bytes));
+        }
+        if synthetic.read_range_bytes > 0 && !matches!(synthetic.address.as_str(), "uniform" | "zipf") {
+            err("workload.synthetic.read_range", format!("applies to address = \"uniform\" or \"zipf\" only (address is {:?})", synthetic.address));
         }
         if synthetic.size_min == 0 {
             err("workload.synthetic.size_min", "must be positive".into());

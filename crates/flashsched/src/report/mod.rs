@@ -218,6 +218,8 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
             "erase_limit": o.erase_limit,
             "blocks_at_limit": o.erase_counts.iter().filter(|&&e| e >= o.erase_limit).count(),
             "first_failure_ns": o.first_failure_ns,
+            "first_failure_projected_ns": projected_first_failure(o),
+            "run_erases": run_erases_json(o),
         });
     }
     if let Some((task, rep)) = &o.idle {
@@ -348,6 +350,20 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     for level in 0..4 {
         row.push((format!("reads_level_{level}"), ssd["ldpc"]["reads_per_level"][level].clone()));
     }
+    // Wear (Pattern paper Figs. 5-6, Tables III-V): null where the feature is off.
+    row.push(("gc_time_ns".into(), ssd["gc_time"]["total_ns"].clone()));
+    row.push(("gc_time_routine_ns".into(), ssd["gc_time"]["routine_ns"].clone()));
+    row.push(("gc_time_wl_ns".into(), ssd["gc_time"]["wear_leveling_ns"].clone()));
+    row.push(("first_failure_ns".into(), ssd["endurance"]["first_failure_ns"].clone()));
+    row.push(("first_failure_projected_ns".into(), ssd["endurance"]["first_failure_projected_ns"].clone()));
+    row.push(("run_erases".into(), ssd["endurance"]["run_erases"]["total"].clone()));
+    row.push(("run_erase_stddev".into(), ssd["endurance"]["run_erases"]["stddev"].clone()));
+    row.push(("wl_collections".into(), ssd["wear_leveling"]["collections"].clone()));
+    row.push(("wl_bet_bytes".into(), ssd["wear_leveling"]["bet_bytes"].clone()));
+    row.push(("wl_prt_bytes".into(), ssd["wear_leveling"]["prt_bytes"].clone()));
+    row.push(("patterns_per_window".into(), ssd["write_grouping"]["patterns_per_window"].clone()));
+    row.push(("mean_pattern_size".into(), ssd["write_grouping"]["mean_pattern_size"].clone()));
+    row.push(("pattern_hit_share".into(), ssd["write_grouping"]["hit_share"].clone()));
     row.push(("erase_count_max".into(), ssd["erase_count"]["max"].clone()));
     row.push(("erase_count_stddev".into(), ssd["erase_count"]["stddev"].clone()));
     row.push(("channel_utilization".into(), ssd["channel_utilization"]["mean"].clone()));
@@ -476,6 +492,36 @@ pub fn without_wall_clock(doc: &Value) -> Value {
         }
     }
     d
+}
+
+/// Erases each block took during the run (since preconditioning): total, and per block mean,
+/// standard deviation and maximum (Pattern paper Table IV counts a fresh drive's erases).
+fn run_erases_json(o: &RunOutcome) -> Value {
+    let d: Vec<f64> = o.erase_counts.iter().zip(&o.start_erase_counts).map(|(&e, &s)| (e - s) as f64).collect();
+    let n = d.len().max(1) as f64;
+    let total: f64 = d.iter().sum();
+    let mean = total / n;
+    let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    let max = d.iter().cloned().fold(0.0, f64::max);
+    json!({"total": total as u64, "mean": round3(mean), "stddev": round3(var.sqrt()), "max": max as u64})
+}
+
+/// When the first block would reach the erase limit if the run's workload went on as it did:
+/// for each block that was erased in the run, now + (limit - count) x run time / erases in the
+/// run; the earliest of them (ns since the run started). The measured failure when one
+/// happened; null when no block was erased.
+fn projected_first_failure(o: &RunOutcome) -> Option<u64> {
+    if let Some(t) = o.first_failure_ns {
+        return Some(t);
+    }
+    let t = o.sim_end_ns as f64;
+    o.erase_counts
+        .iter()
+        .zip(&o.start_erase_counts)
+        .filter(|(&e, &s)| e > s)
+        .map(|(&e, &s)| t + (o.erase_limit.saturating_sub(e)) as f64 * t / (e - s) as f64)
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.min(x))))
+        .map(|x| x.round() as u64)
 }
 
 /// `ssd.commands`: flash commands by class, their multi-plane share, and copyback moves.

@@ -132,6 +132,8 @@ pub struct RunOutcome {
     /// `device.erase_limit`, and when the first block reached it (0: already after preconditioning).
     pub erase_limit: u32,
     pub first_failure_ns: Option<u64>,
+    /// Erase counts when the run started (after preconditioning; only with an erase limit).
+    pub start_erase_counts: Vec<u32>,
     /// `ssd.wear_leveling`'s policy-specific part (name, table memory, what it did), when one
     /// runs.
     pub wear: Option<serde_json::Value>,
@@ -317,8 +319,11 @@ impl Simulator {
         };
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         // Blocks aged to the limit by preconditioning failed before the run.
-        if sim.erase_limit > 0 && sim.ftl.erase_counts().iter().any(|&e| e >= sim.erase_limit) {
-            sim.first_failure = Some(0);
+        if sim.erase_limit > 0 {
+            sim.wear.start_counts = sim.ftl.erase_counts();
+            if sim.wear.start_counts.iter().any(|&e| e >= sim.erase_limit) {
+                sim.first_failure = Some(0);
+            }
         }
         Ok(sim)
     }
@@ -454,7 +459,7 @@ impl Simulator {
         Ok(self.finish())
     }
 
-    fn finish(self) -> RunOutcome {
+    fn finish(mut self) -> RunOutcome {
         let c = self.device_counters();
         let start = self.measure_start.unwrap_or(0);
         RunOutcome {
@@ -486,8 +491,10 @@ impl Simulator {
             tsu: self.tsu.report(),
             erase_limit: self.erase_limit,
             first_failure_ns: self.first_failure,
+            start_erase_counts: std::mem::take(&mut self.wear.start_counts),
             wear: self.wear.leveler.as_ref().map(|w| {
-                let mut v = serde_json::json!({"policy": w.name(), "table_bytes": w.memory_bytes()});
+                let open = (0..self.layout.planes()).filter(|&p| self.ftl.migration_block(p).is_some()).count();
+                let mut v = serde_json::json!({"policy": w.name(), "table_bytes": w.memory_bytes(), "migration_blocks_open": open});
                 if let (Some(m), serde_json::Value::Object(extra)) = (v.as_object_mut(), w.report()) {
                     m.extend(extra);
                 }

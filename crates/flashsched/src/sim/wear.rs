@@ -43,6 +43,9 @@ pub(super) struct Wear {
     migrations: FxHashMap<Ppn, u32>,
     dest: Vec<Dest>,
     lpns: Vec<Lpn>,
+    /// Each block's erase count when the run started (after preconditioning), kept when
+    /// `device.erase_limit` is set: wear accrued in the run, and the projected first failure.
+    pub start_counts: Vec<u32>,
 }
 
 impl Wear {
@@ -154,17 +157,21 @@ impl Simulator {
         for &d in &to {
             self.maybe_gc(d);
         }
-        if planned.is_empty() {
-            for &d in &to {
-                self.maybe_close_migration(d);
-            }
+        let die = self.layout.die_of_plane(plane);
+        let empty = planned.is_empty();
+        for &(_, _, d) in &planned {
+            self.wear.dest[d as usize].pending += 1;
+        }
+        // A destination this target sends nothing to (a block with one valid page) closes now.
+        for &d in &to {
+            self.maybe_close_migration(d);
+        }
+        if empty {
             self.enqueue_erase(plane, block);
             return;
         }
-        let die = self.layout.die_of_plane(plane);
         for (src, lpn, d) in planned {
             self.wear.migrations.insert(src, d);
-            self.wear.dest[d as usize].pending += 1;
             self.counters.wl_pages_split += 1;
             // Across chips the page goes out over the channel and back in: never copyback.
             let mut t = Txn::new(TxnKind::GcRead, NONE, lpn, src, plane, die, self.page_size as u32, self.now);

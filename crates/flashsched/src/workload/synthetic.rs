@@ -29,29 +29,41 @@ pub struct Synthetic {
     /// Recurring extents (first slot, bytes), and the next one to replace (the oldest).
     recurring: Vec<(u64, u64)>,
     oldest: usize,
+    /// Reads' own address space (`read_range`): slots, zipf stride, zipf distribution.
+    reads: Option<(u64, u64, Option<Zipf<f64>>)>,
+}
+
+/// Slots of `range_bytes` (0: the logical space) and the zipf stride and distribution over them.
+fn space(p: &SyntheticSettings, range_bytes: u64, logical: u64) -> (u64, u64, u64, Option<Zipf<f64>>) {
+    let range = if range_bytes == 0 { logical } else { range_bytes.min(logical) };
+    let slots = (range / p.align_bytes).max(1);
+    // Scatter zipf ranks over the range with a multiplier coprime to the slot count (a
+    // bijection), so the hottest slots are not all at the start of the drive.
+    let mut stride = 0x9E37_79B9u64 % slots.max(2);
+    while gcd(stride.max(1), slots) != 1 {
+        stride += 1;
+    }
+    let zipf = (p.address == "zipf").then(|| Zipf::new(slots as f64, p.zipf_theta.max(1e-9)).expect("zipf parameters"));
+    (slots, slots * p.align_bytes, stride.max(1), zipf)
 }
 
 impl Synthetic {
     pub fn new(s: &Settings) -> Self {
         let p = s.workload.synthetic.clone();
-        let range = if p.range_bytes == 0 { s.logical_bytes() } else { p.range_bytes.min(s.logical_bytes()) };
-        let slots = (range / p.align_bytes).max(1);
-        let range = slots * p.align_bytes;
-        // Scatter zipf ranks over the range with a multiplier coprime to the slot count (a
-        // bijection), so the hottest slots are not all at the start of the drive.
-        let mut stride = 0x9E37_79B9u64 % slots.max(2);
-        while gcd(stride.max(1), slots) != 1 {
-            stride += 1;
-        }
-        let zipf = (p.address == "zipf").then(|| Zipf::new(slots as f64, p.zipf_theta.max(1e-9)).expect("zipf parameters"));
+        let (slots, range, stride, zipf) = space(&p, p.range_bytes, s.logical_bytes());
+        let reads = (p.read_range_bytes > 0).then(|| {
+            let (n, _, stride, z) = space(&p, p.read_range_bytes, s.logical_bytes());
+            (n, stride, z)
+        });
         Synthetic {
             on_end: p.on_ns as f64,
             p,
             rng: rng::stream(s.seed, "workload.synthetic"),
             slots,
             range,
-            stride: stride.max(1),
+            stride,
             zipf,
+            reads,
             now: 0.0,
             made: 0,
             seq_left: 0,
@@ -126,6 +138,14 @@ impl Synthetic {
     }
 
     fn slot(&mut self, size_slots: u64, op: Op) -> u64 {
+        if let (Op::Read, Some((n, stride, zipf))) = (op, &self.reads) {
+            let n = *n;
+            return match zipf {
+                Some(z) => (((z.sample(&mut self.rng) as u64 - 1) as u128 * *stride as u128) % n as u128) as u64,
+                None => self.rng.random_range(0..n),
+            }
+            .min(n.saturating_sub(size_slots));
+        }
         let n = self.slots;
         match self.p.address.as_str() {
             "uniform" => self.rng.random_range(0..n),
@@ -188,8 +208,8 @@ impl Workload for Synthetic {
         let a = self.p.align_bytes;
         let size_slots = len.div_ceil(a);
         let slot = self.slot(size_slots, op);
-        // Keep the request inside the range.
-        let slot = slot.min(self.slots.saturating_sub(size_slots));
+        // Keep the request inside the range (reads with their own range were kept in theirs).
+        let slot = if op == Op::Read && self.reads.is_some() { slot } else { slot.min(self.slots.saturating_sub(size_slots)) };
         self.made += 1;
         Ok(Some(HostRequest { arrival: t.round() as u64, op, offset: slot * a, len, line: 0, job: super::NO_JOB }))
     }
@@ -208,6 +228,9 @@ impl Workload for Synthetic {
             "range_bytes": self.range,
             "profile": self.p.profile,
         });
+        if self.reads.is_some() {
+            d["read_range_bytes"] = json!(self.reads.as_ref().map(|r| r.0 * self.p.align_bytes));
+        }
         if !self.recurring.is_empty() {
             d["recurring"] = json!({"share": self.p.recurring_share, "sets": self.recurring.len(), "size_bytes": self.recurring[0].1, "lifetime_requests": self.p.recurring_lifetime});
         }

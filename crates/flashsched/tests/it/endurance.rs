@@ -37,6 +37,21 @@ fn the_first_block_to_reach_the_limit_marks_the_first_failure() {
     let never = gc_heavy(&[&format!("device.erase_limit={}", max + 1)]);
     assert!(never.json["ssd"]["endurance"]["first_failure_ns"].is_null());
     assert_eq!(never.json["ssd"]["endurance"]["blocks_at_limit"], 0);
+    // Projected: the measured failure when there is one; otherwise after the run, and sooner for a
+    // lower limit.
+    assert_eq!(e["first_failure_projected_ns"], e["first_failure_ns"]);
+    let end = never.json["ssd"]["simulated_time_ns"].as_u64().unwrap();
+    let far = gc_heavy(&[&format!("device.erase_limit={}", 10 * max)]);
+    let p1 = never.json["ssd"]["endurance"]["first_failure_projected_ns"].as_u64().unwrap();
+    let p10 = far.json["ssd"]["endurance"]["first_failure_projected_ns"].as_u64().unwrap();
+    assert!(end <= p1 && p1 < p10, "{end} {p1} {p10}");
+    // The most worn block had `max` erases in the run (a fresh drive) and one more takes it to
+    // max + 1: the projection is at most one more run's worth of its rate.
+    assert!(p1 <= end + end / max + 1, "{p1} vs {end}");
+    // Erases in the run, per block: they add up to the drive's erases (no warm-up here).
+    let run = &never.json["ssd"]["endurance"]["run_erases"];
+    assert_eq!(run["total"], never.json["ssd"]["erases"]);
+    assert_eq!(run["max"].as_u64().unwrap(), max);
     // The limit changes nothing else: blocks stay in use past it.
     assert_eq!(free.json["jobs"], r.json["jobs"]);
     // Aged to the limit before the run: failed at time 0.

@@ -96,6 +96,9 @@ fn read_balance_wear_leveling_splits_targets_over_two_other_chips_of_their_chann
     assert!(u(&w["collections"]) > 0, "{w}");
     assert!(u(&w["split_collections"]) > 0 && u(&w["pages_split"]) > 0, "{w}");
     assert!(u(&w["block_sets_made"]) > 0, "{w}");
+    // Every pinned block belongs to a block set still waiting for its partner, or to the pair
+    // whose moves are under way (one wear-leveling collection at a time): none is leaked.
+    assert!(u(&w["migration_blocks_open"]) <= 2 * u(&w["block_sets_waiting"]) + 2, "{w}");
     assert!(u(&w["targets_frequently_read"]) + u(&w["targets_less_read"]) > 0, "{w}");
     // Table V: one bit per block and one per page (tiny: 512 blocks of 16 pages).
     assert_eq!(u(&w["bet_bytes"]), 512 / 8);

@@ -85,3 +85,35 @@ fn hotcold_with_separate_hot_parts_sends_writes_to_the_end_of_the_range() {
         / shared.iter().filter(|r| r.op == Op::Write).count() as f64;
     assert!((w_hot - 0.9).abs() < 0.02);
 }
+
+#[test]
+fn reads_may_have_their_own_range() {
+    let r = generate(&["workload.synthetic.requests=20000", "workload.synthetic.read_ratio=0.5", "workload.synthetic.address=\"zipf\"",
+        "workload.synthetic.range=\"4MiB\"", "workload.synthetic.read_range=\"24MiB\"", "workload.synthetic.size_max=\"8KiB\""]);
+    let (reads, writes): (Vec<&HostRequest>, Vec<&HostRequest>) = r.iter().partition(|q| q.op == Op::Read);
+    assert!(writes.iter().all(|q| q.offset + q.len <= 4 << 20), "writes stay in range");
+    assert!(reads.iter().all(|q| q.offset + q.len <= 24 << 20), "reads stay in read_range");
+    let beyond = reads.iter().filter(|q| q.offset >= 4 << 20).count() as f64 / reads.len() as f64;
+    assert!(beyond > 0.5, "most reads fall beyond the writes' range ({beyond})");
+    // Not with the other address kinds: a clear error, not a silently ignored key.
+    let e = flashsched::config::load(Some("tiny"), None, &["workload.kind=\"synthetic\"".into(), "workload.synthetic.address=\"hotcold\"".into(), "workload.synthetic.read_range=\"8MiB\"".into()]).unwrap_err().to_string();
+    assert!(e.contains("workload.synthetic.read_range") && e.contains("hotcold"), "{e}");
+}
+
+#[test]
+fn recurring_extents_are_rewritten_whole_and_replaced_over_time() {
+    let r = generate(&["workload.synthetic.requests=8000", "workload.synthetic.read_ratio=0.2", "workload.synthetic.recurring.share=0.5",
+        "workload.synthetic.recurring.sets=4", "workload.synthetic.recurring.size=\"12KiB\"", "workload.synthetic.recurring.lifetime=2000",
+        "workload.synthetic.align=\"4KiB\""]);
+    let mut counts = std::collections::HashMap::<(u64, u64), usize>::new();
+    for q in r.iter().filter(|q| q.op == Op::Write) {
+        *counts.entry((q.offset, q.len)).or_default() += 1;
+    }
+    let writes = r.iter().filter(|q| q.op == Op::Write).count();
+    // Each extent lives 2000 requests (replaced one at a time every 500): about 4 + 8000 / 500 = 20
+    // extents, written 12 KiB at a time, half the writes in all.
+    let recurring: Vec<_> = counts.iter().filter(|(k, &n)| k.1 == 12 << 10 && n >= 20).collect();
+    assert!((12..=22).contains(&recurring.len()), "{} extents rewritten often", recurring.len());
+    let share = recurring.iter().map(|(_, &n)| n).sum::<usize>() as f64 / writes as f64;
+    assert!((0.4..0.6).contains(&share), "{share}");
+}

@@ -14,6 +14,9 @@ use crate::nand::Layout;
 pub struct Dynamic {
     layout: Layout,
     channel_static: bool,
+    /// Within the die: the plane with the most free blocks (false), or each die's planes in
+    /// turn (true, SSDSim's plane token).
+    plane_tokens: Option<Vec<u32>>,
     /// Dies in channel-first order (die 0 of channel 0, of channel 1, ...), for tie-breaking.
     order: Vec<u32>,
     next: usize,
@@ -21,6 +24,10 @@ pub struct Dynamic {
 
 impl Dynamic {
     pub fn new(layout: Layout, channel_static: bool) -> Self {
+        Self::with_planes(layout, channel_static, false)
+    }
+
+    pub fn with_planes(layout: Layout, channel_static: bool, round_robin: bool) -> Self {
         let l = layout;
         let per_channel = l.chips_per_channel * l.dies_per_chip;
         let mut order = Vec::with_capacity(l.dies() as usize);
@@ -29,7 +36,8 @@ impl Dynamic {
                 order.push(ch * per_channel + k);
             }
         }
-        Dynamic { layout, channel_static, order, next: 0 }
+        let plane_tokens = round_robin.then(|| vec![0; l.dies() as usize]);
+        Dynamic { layout, channel_static, plane_tokens, order, next: 0 }
     }
 }
 
@@ -76,6 +84,12 @@ impl PageAllocator for Dynamic {
         let pos = self.order.iter().position(|&d| d == die).unwrap_or(0);
         self.next = (pos + 1) % n;
         let first = die * l.planes_per_die;
+        if let Some(tokens) = self.plane_tokens.as_mut() {
+            let t = &mut tokens[die as usize];
+            let p = first + *t;
+            *t = (*t + 1) % l.planes_per_die;
+            return p;
+        }
         (first..first + l.planes_per_die).max_by_key(|&p| ((view.plane_free)(p), std::cmp::Reverse(p))).expect("a die has planes")
     }
 }

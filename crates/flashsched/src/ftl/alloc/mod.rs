@@ -45,8 +45,11 @@ pub trait PageAllocator: Send {
 pub fn build(s: &Settings, layout: Layout) -> Box<dyn PageAllocator> {
     match s.ftl.allocation_scheme.as_str() {
         "static" => Box::new(StaticOrder::new(layout, s.ftl.allocation_order)),
-        "dynamic" => Box::new(Dynamic::new(layout, false)),
-        "channel-static" => Box::new(Dynamic::new(layout, true)),
+        "dynamic" | "channel-static" => Box::new(Dynamic::with_planes(
+            layout,
+            s.ftl.allocation_scheme == "channel-static",
+            s.resolved.str("ftl.allocation.plane") == "round_robin",
+        )),
         "region" => Box::new(Region::new(layout, s.resolved.bytes("ftl.allocation.region_size"), s.logical_pages())),
         other => unreachable!("allocation scheme {other} passed validation"),
     }

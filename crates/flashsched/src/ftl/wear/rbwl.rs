@@ -10,16 +10,15 @@
 //! less read (0) when at most `ftl.rbwl.less_share` have, other (2) between [INFER: the paper
 //! does not give the test].
 //!
-//! A frequently or less read target is split (lines 14-34): it is paired with a block set, two
-//! free blocks on two different chips of its own channel other than its chip (in a channel of
-//! two chips, the two chips [INFER]), held for a target
-//! of the other kind (`type + blockset.type == 1`). With no such set waiting, a new one is made
-//! from the most erased free blocks ("a block having a relative large erasure count") of the
-//! next chips of the channel in round-robin order, and waits for its partner. The target's valid
-//! pages go half and half to the set's two blocks (read pages alternate between them, unread
-//! pages too), so that once both targets are in each block holds half of the frequently read
-//! data and half of the less read data and hot read data sits on two chips. The target is then
-//! erased. Other targets are collected as GC would (line 36). Moves stay in the channel (the
+//! A frequently or less read target is split (lines 14-34): it is paired with a block set on its
+//! channel that a target of the other kind made (`type + blockset.type == 1`). With none, a new one is
+//! made and waits for its partner: two free blocks on two different chips of the channel other
+//! than the target's (in a channel of two chips, its two chips [INFER]), the most erased free
+//! blocks ("a block having a relative large erasure count") of the next chips of the channel in
+//! round-robin order. The target's valid pages go half and half to the set's two blocks (read
+//! pages first, then unread ones, alternating), so that once both targets are in, each block holds
+//! half of the frequently read data and half of the less read data, and hot read data sits on two
+//! chips. The target is then erased. Other targets are collected as GC would (line 36). Moves stay in the channel (the
 //! paper's footnote 2), but cross chips: they go over the channel, never by copyback.
 //!
 //! Adaptations [INFER], as in `swl`: a target that holds no data (free, or a write frontier) gets
@@ -220,8 +219,9 @@ impl WearLeveler for Rbwl {
             }
             let chip = self.layout.chip_of_die(self.layout.die_of_plane(self.layout.plane_of_block(b)));
             let channel = self.layout.channel_of_chip(chip);
-            let per_chip = self.layout.dies_per_chip * self.layout.planes_per_die;
-            let partner = self.sets.iter().position(|s| s.channel == channel && s.kind + kind == 1 && s.planes.iter().all(|&p| self.usable_chip(p / per_chip, chip)));
+            // Any waiting set of the other kind on the channel (Algorithm 1 matches by kind only;
+            // the set's chips were chosen away from the target that made it).
+            let partner = self.sets.iter().position(|s| s.channel == channel && s.kind + kind == 1);
             if let Some(i) = partner {
                 let s = self.sets.remove(i);
                 self.sets_paired += 1;
