@@ -419,3 +419,23 @@ def test_paired_comparisons_are_kept_so_a_rerun_redoes_nothing(tmp_path: Path) -
                    progress=lambda done, total, failed: calls.append(done))
     assert calls == [], "no run was simulated again"
     pd.testing.assert_frame_equal(first, pd.read_csv(out / "comparison.csv"))
+
+
+def test_reproduce_pattern_quick(tmp_path: Path) -> None:
+    # One trace, short runs on the full-size drive: every scheme runs, the pattern scheduler finds
+    # patterns, wear leveling's and routine GC's times add up, and Table V comes out exactly (the
+    # tables are one bit per page and per block, keyed by variant).
+    # 100,000 requests: enough writes to run the drive (filled to 90%) below its GC floor.
+    out = reproduce.reproduce("pattern", tmp_path / "p", requests=100000, workers=2, progress=False, seeds=[1],
+                              workloads=["proj_0"])
+    cmp = pd.read_csv(out / "comparison.csv")
+    assert set(cmp["part"]) == {"pattern-main", "pattern-memory"}
+    m = pd.read_parquet(out / "pattern-main" / "results.parquet").set_index("variant")
+    assert (m["status"] == "ok").all() and set(m.index) == {"baseline", "swl", "pgis+swl", "pattern"}
+    assert m.loc["pattern", "patterns_per_window"] > 5 and pd.isna(m.loc["baseline", "patterns_per_window"])
+    for v in m.index:
+        assert m.loc[v, "gc_time_ns"] == m.loc[v, "gc_time_routine_ns"] + m.loc[v, "gc_time_wl_ns"]
+        assert m.loc[v, "first_failure_projected_ns"] > 0
+    mem = cmp[cmp["part"] == "pattern-memory"]
+    assert len(mem) == 24 and (mem["difference_pct"] == 0).all()
+    assert (out / "pattern-main" / "figure.png").exists() and (out / "pattern-main" / "figure3.png").exists()

@@ -579,6 +579,12 @@ impl Settings {
         if synthetic.align_bytes == 0 || synthetic.align_bytes % 512 != 0 {
             err("workload.synthetic.align", format!("must be a positive multiple of 512 bytes (got {})", synthetic.align_bytes));
         }
+        if r.int("ftl.pattern.mined_requests") > r.int("ftl.pattern.window") {
+            err("ftl.pattern.mined_requests", format!("must be at most ftl.pattern.window ({} > {})", r.int("ftl.pattern.mined_requests"), r.int("ftl.pattern.window")));
+        }
+        if r.float("ftl.rbwl.less_share") >= r.float("ftl.rbwl.frequent_share") {
+            err("ftl.rbwl.less_share", format!("must be below ftl.rbwl.frequent_share ({} >= {})", r.float("ftl.rbwl.less_share"), r.float("ftl.rbwl.frequent_share")));
+        }
         if synthetic.read_range_bytes > 0 && !matches!(synthetic.address.as_str(), "uniform" | "zipf") {
             err("workload.synthetic.read_range", format!("applies to address = \"uniform\" or \"zipf\" only (address is {:?})", synthetic.address));
         }

@@ -398,6 +398,22 @@ impl Ftl {
         Some(b)
     }
 
+    /// Close `block` if it is the full open block of a grouped (non-default, non-migration)
+    /// stream of `plane`: called when its last page's program is done, so that GC can take it
+    /// even if the stream writes nothing more. (The default stream keeps its full block open
+    /// until its next allocation, as SSDSim and MQSim do.)
+    pub fn close_if_full(&mut self, plane: u32, block: u32) {
+        if self.blocks[block as usize].write_ptr as u32 != self.layout.pages_per_block {
+            return;
+        }
+        let ps = &mut self.planes[plane as usize];
+        if ps.active[STREAM_HOT as usize] == block {
+            ps.active[STREAM_HOT as usize] = NONE;
+            self.blocks[block as usize].state = BlockState::Full;
+            self.frontier_moved(plane);
+        }
+    }
+
     /// Whether `pin_migration_block` could take a block of `plane` now (besides `keep`).
     pub fn may_pin(&self, plane: u32) -> bool {
         self.planes[plane as usize].active[STREAM_MIGRATION as usize] == NONE && self.may_take(plane, Writer::Host, STREAM_HOT, 0)

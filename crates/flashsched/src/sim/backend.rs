@@ -335,7 +335,8 @@ impl Simulator {
         let src = w.ppn;
         w.ppn = ppn;
         w.mode = mode;
-        if w.kind == TxnKind::GcWrite && self.copyback && mode == ProgramMode::Native {
+        // A wear-leveling migration to another chip came out over the channel: never copyback.
+        if w.kind == TxnKind::GcWrite && self.copyback && mode == ProgramMode::Native && w.place != Placement::Pinned {
             if self.flash.adv.copyback_ok(src, ppn) {
                 self.counters.copyback_moves += 1;
             } else {
@@ -434,6 +435,8 @@ impl Simulator {
         self.flash.dies[die as usize].release(lead.kind, self.now);
         let batch = !self.batching;
         self.batching = true;
+        // GC time by cause splits the command's time evenly over its operations.
+        self.wear.command_ops = 1 + group.len() as u64;
         self.finish_txn(die, t);
         for &m in &group {
             // The command's stages are the leader's; the wait for the die is each one's own
@@ -443,6 +446,7 @@ impl Simulator {
             (x.chan_wait, x.bus, x.array) = (lead.chan_wait, lead.bus, lead.array);
             self.finish_txn(die, m);
         }
+        self.wear.command_ops = 1;
         group.clear();
         self.finish_scratch = group;
         if batch {
@@ -492,6 +496,11 @@ impl Simulator {
             }
             TxnKind::HostWrite => {
                 self.counters.nand_pages_written += 1;
+                if self.wear.grouping.is_some() {
+                    // A grouped stream's block closes once its last page is programmed: the
+                    // stream may not write again soon, and GC must be able to take the block.
+                    self.ftl.close_if_full(txn.plane, self.layout.block_of(txn.ppn));
+                }
                 self.complete_host_txn(t);
             }
             TxnKind::GcRead => {

@@ -101,10 +101,15 @@ impl Simulator {
         let w = self.txns.get_mut(t);
         w.plane = plane;
         w.die = self.layout.die_of_plane(plane);
-        if w.die == die {
+        let new_die = w.die;
+        if new_die == die {
             self.start_txn(die, t);
         } else {
-            self.to_tsu(t);
+            // Queued again for its new die: the request's own bookkeeping (its pages queued,
+            // conflicts) was done when it first entered the device.
+            w.enqueued = self.now;
+            self.tsu.enqueue(t, self.txns.get(t));
+            self.try_start_die(new_die);
         }
     }
 

@@ -11,7 +11,8 @@
 //!   closed once the moves of the collection that completes its pair are done.
 //! - GC time is split by cause (the paper's Figure 5): the flash time (bus and array) of every GC
 //!   read, program and erase goes to wear leveling when its collection was wear leveling's, to
-//!   routine GC otherwise (`ssd.gc_time`).
+//!   routine GC otherwise (`ssd.gc_time`); a multi-plane command's time is split evenly over its
+//!   operations, so it is counted once.
 
 use rustc_hash::FxHashMap;
 
@@ -43,6 +44,9 @@ pub(super) struct Wear {
     migrations: FxHashMap<Ppn, u32>,
     dest: Vec<Dest>,
     lpns: Vec<Lpn>,
+    /// Operations of the command being finished (a multi-plane command's members carry its
+    /// whole time; `gc_time` counts each a share).
+    pub command_ops: u64,
     /// Each block's erase count when the run started (after preconditioning), kept when
     /// `device.erase_limit` is set: wear accrued in the run, and the projected first failure.
     pub start_counts: Vec<u32>,
@@ -56,6 +60,7 @@ impl Wear {
             leveler,
             grouping,
             reads,
+            command_ops: 1,
             wl_collecting: if per_plane { vec![false; planes as usize] } else { Vec::new() },
             dest: if reads { vec![Dest::default(); planes as usize] } else { Vec::new() },
             ..Default::default()
@@ -208,7 +213,7 @@ impl Simulator {
 
     /// Count a GC transaction's flash time as routine GC's or wear leveling's.
     pub(super) fn gc_time(&mut self, txn: &Txn, victim_plane: u32) {
-        let ns = txn.bus + txn.array;
+        let ns = (txn.bus + txn.array) / self.wear.command_ops;
         let wl = txn.place == Placement::Pinned || self.wear.wl_collecting.get(victim_plane as usize).copied().unwrap_or(false);
         if wl {
             self.counters.wl_flash_ns += ns;

@@ -202,8 +202,9 @@ proptest! {
 
     /// Write grouping (several open blocks per plane, each opened by its own rule) and wear
     /// leveling (collections between GC's, splits into pinned blocks on other chips), with static
-    /// or dynamic allocation and multi-plane commands on or off, on random small geometries busy
-    /// enough for GC: every mapping survives (full invariant check) and every request completes.
+    /// or dynamic allocation (writes relocated off full planes), multi-plane commands and copyback
+    /// on or off, under FCFS, FR-FCFS or Slacker, on random small geometries busy enough for GC:
+    /// every mapping survives (full invariant check) and every request completes.
     #[test]
     fn grouping_and_wear_leveling_keep_invariants(
         g in geometry(), seed in 0u64..1000, reads in 0.0f64..0.7,
@@ -213,6 +214,9 @@ proptest! {
         dynamic in any::<bool>(),
         multi_plane in any::<bool>(),
         recurring in 0.0f64..0.8,
+        tsu in prop::sample::select(vec!["fcfs", "frfcfs", "slacker"]),
+        copyback in any::<bool>(),
+        round_robin in any::<bool>(),
     ) {
         let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
         let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.25);
@@ -240,6 +244,10 @@ proptest! {
             ("ftl.rbwl.threshold", threshold.to_string()),
             ("ftl.allocation.scheme", if dynamic { "\"dynamic\"" } else { "\"static\"" }.to_string()),
             ("device.advanced.multi_plane", if multi_plane { "\"same_page\"" } else { "\"off\"" }.to_string()),
+            ("tsu.scheduler", format!("\"{tsu}\"")),
+            ("device.suspend.program", (tsu == "slacker").to_string()),
+            ("ftl.gc.copyback", copyback.to_string()),
+            ("ftl.allocation.plane", if round_robin { "\"round_robin\"" } else { "\"most_free\"" }.to_string()),
             ("seed", seed.to_string()),
         ]);
         for (k, v) in sets {

@@ -77,6 +77,18 @@ fn pgis_sends_pages_written_often_to_their_own_blocks() {
 }
 
 #[test]
+fn pattern_and_rbwl_settings_that_contradict_each_other_are_refused() {
+    for (sets, key) in [
+        (["ftl.pattern.window=100", "ftl.pattern.mined_requests=200"], "ftl.pattern.mined_requests"),
+        (["ftl.rbwl.frequent_share=0.3", "ftl.rbwl.less_share=0.3"], "ftl.rbwl.less_share"),
+    ] {
+        let all: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let e = flashsched::config::load(Some("tiny"), None, &all).unwrap_err().to_string();
+        assert!(e.contains(key), "{e}");
+    }
+}
+
+#[test]
 fn read_balance_wear_leveling_splits_targets_over_two_other_chips_of_their_channel() {
     // Reads concentrate on a hot part; writes are spread: many blocks are never rewritten and
     // wear leveling has cold blocks to recycle, some read a lot and some never.
@@ -91,6 +103,11 @@ fn read_balance_wear_leveling_splits_targets_over_two_other_chips_of_their_chann
     let mut with = base.to_vec();
     with.extend(["ftl.wear_leveling=\"rbwl\"", "ftl.rbwl.threshold=4"]);
     let r = run(&with);
+    // Four chips per channel (as pattern2019): block sets on two chips other than the target's.
+    let mut four = with.clone();
+    four.extend(["device.geometry.chips_per_channel=4", "device.geometry.blocks_per_plane=32"]);
+    let w4 = &run(&four).json["ssd"]["wear_leveling"];
+    assert!(u(&w4["split_collections"]) > 0 && u(&w4["migration_blocks_open"]) <= 2 * u(&w4["block_sets_waiting"]) + 2, "{w4}");
     let w = &r.json["ssd"]["wear_leveling"];
     assert_eq!(w["policy"], "rbwl");
     assert!(u(&w["collections"]) > 0, "{w}");

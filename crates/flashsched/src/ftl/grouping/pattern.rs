@@ -52,7 +52,7 @@ impl Pattern {
     pub fn new(pages: u64, window: u32, mined_requests: u32, min_support: u32, min_size: usize) -> Self {
         Pattern {
             window: window.max(1),
-            mined_requests: mined_requests.clamp(1, window.max(1)),
+            mined_requests: mined_requests.max(1),
             min_support,
             min_size,
             seen: 0,

@@ -219,9 +219,16 @@ impl WearLeveler for Rbwl {
             }
             let chip = self.layout.chip_of_die(self.layout.die_of_plane(self.layout.plane_of_block(b)));
             let channel = self.layout.channel_of_chip(chip);
-            // Any waiting set of the other kind on the channel (Algorithm 1 matches by kind only;
-            // the set's chips were chosen away from the target that made it).
-            let partner = self.sets.iter().position(|s| s.channel == channel && s.kind + kind == 1);
+            // Any waiting set of the other kind on the channel (Algorithm 1 matches by kind only).
+            // A set away from the target's chip first, so that its data leaves the chip.
+            let per_chip = self.layout.dies_per_chip * self.layout.planes_per_die;
+            let matches = |s: &&BlockSet| s.channel == channel && s.kind + kind == 1;
+            let away = |s: &&BlockSet| s.planes.iter().all(|&p| p / per_chip != chip);
+            let partner = self
+                .sets
+                .iter()
+                .position(|s| matches(&s) && away(&s))
+                .or_else(|| self.sets.iter().position(|s| matches(&s)));
             if let Some(i) = partner {
                 let s = self.sets.remove(i);
                 self.sets_paired += 1;
