@@ -85,9 +85,12 @@ def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame",
     # Paper numbers are keyed by workload, or by the values of another column (`by`, e.g. variant).
     col = cmp.get("by", "workload")
     for wl, paper_value in cmp["paper"].items():
-        ours = ok[ok[col].astype(str) == str(wl)][cmp["metric"]]
+        runs = ok[ok[col].astype(str) == str(wl)]
+        ours = runs[cmp["metric"]]
         value = float(ours.mean()) if len(ours) else float("nan")
-        rows.append({"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": cmp["metric"],
+        # Keyed by another column: the kind of the workloads those runs replayed.
+        kind = kinds.get(wl, "?") if col == "workload" else ", ".join(sorted({kinds.get(w, "?") for w in runs["workload"]})) or "?"
+        rows.append({"workload": wl, "workload_kind": kind, "metric": cmp["metric"],
                      "paper": paper_value, "flashsched": round(value, 4),
                      "difference_pct": round(100 * (value - paper_value) / paper_value, 1) if paper_value else None,
                      "paper_source": cmp.get("paper_source", "")})
