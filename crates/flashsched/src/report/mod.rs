@@ -267,12 +267,23 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
             "events": o.events,
             "all_lat_ns": all_lat_json(&o.read.lat.combined(&o.write.lat)),
         },
-        "run_info": {
-            "setup_s": round6(info.setup_s),
-            "simulate_s": round6(info.simulate_s),
-            "requests_per_s": if info.simulate_s > 0.0 { (o.submitted as f64 / info.simulate_s).round() } else { 0.0 },
-        },
+        "run_info": run_info_json(o, info),
     })
+}
+
+/// `run_info`: the run's wall-clock facts.
+fn run_info_json(o: &RunOutcome, info: &RunInfo) -> Value {
+    let mut v = json!({
+        "setup_s": round6(info.setup_s),
+        "simulate_s": round6(info.simulate_s),
+        "requests_per_s": if info.simulate_s > 0.0 { (o.submitted as f64 / info.simulate_s).round() } else { 0.0 },
+    });
+    if let Some((ns, windows)) = o.grouping_wall_ns {
+        // The pattern scheduler's mining (Pattern Fig. 8's mapping overhead, as this machine runs it).
+        v["pattern_mining_s"] = json!(round6(ns as f64 / 1e9));
+        v["pattern_mining_us_per_window"] = json!(if windows > 0 { round3(ns as f64 / 1e3 / windows as f64) } else { 0.0 });
+    }
+    v
 }
 
 /// Total latency of reads and writes together: mean and the percentiles the papers quote.

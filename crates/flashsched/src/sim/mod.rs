@@ -139,6 +139,8 @@ pub struct RunOutcome {
     pub wear: Option<serde_json::Value>,
     /// `ssd.write_grouping`, when a grouping policy runs.
     pub grouping: Option<serde_json::Value>,
+    /// Wall-clock ns the grouping policy spent deciding and how many times (`run_info`).
+    pub grouping_wall_ns: Option<(u64, u64)>,
 }
 
 pub struct Simulator {
@@ -500,6 +502,7 @@ impl Simulator {
                 }
                 v
             }),
+            grouping_wall_ns: self.wear.grouping.as_ref().and_then(|g| g.wall_ns()),
             grouping: self.wear.grouping.as_ref().map(|g| {
                 let mut v = g.report();
                 v["table_bytes"] = g.memory_bytes().into();

@@ -55,6 +55,10 @@ fn pattern_mines_the_recurring_extents_and_their_writes_cost_gc_less() {
     assert!((0.25..0.75).contains(&hit), "{g}");
     assert_eq!(g["windows"]["patterns"].as_array().unwrap().len(), 30);
     assert!(none.json["ssd"].get("write_grouping").is_none());
+    // Mining time: wall clock, apart from the results (run_info is left out of comparisons).
+    let info = &pat.json["run_info"];
+    assert!(info["pattern_mining_s"].as_f64().is_some() && info["pattern_mining_us_per_window"].as_f64().is_some(), "{info}");
+    assert!(none.json["run_info"].get("pattern_mining_s").is_none());
     // Pages rewritten together share blocks, which GC then finds mostly invalid.
     let moved = |r: &RunResult| u(&r.json["ssd"]["gc_pages_moved"]);
     assert!(moved(&pat) < moved(&none), "pattern {} none {}", moved(&pat), moved(&none));

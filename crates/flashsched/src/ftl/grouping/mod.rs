@@ -31,6 +31,11 @@ pub trait WriteGrouping: Send {
     fn report(&self) -> Value;
     /// Bytes its tables use.
     fn memory_bytes(&self) -> usize;
+    /// Wall-clock time spent deciding (mining), ns, and how many times it ran: machine-dependent,
+    /// so reported apart from the results (`run_info`).
+    fn wall_ns(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// The policy `ftl.write_grouping` names, or `None` for `none`.
