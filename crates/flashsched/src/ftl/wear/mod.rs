@@ -3,6 +3,7 @@
 //! them through the same machinery as GC (moves as flash work, then the erase), one collection per
 //! plane at a time, and counts them apart (`ssd.wear_leveling`).
 
+mod bet;
 mod rbwl;
 mod swl;
 

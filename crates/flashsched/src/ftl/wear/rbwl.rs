@@ -29,6 +29,7 @@
 
 use serde_json::{json, Value};
 
+use super::bet::Bet;
 use super::{collectable, WearLeveler, WlAction};
 use crate::ftl::{BlockState, Ftl, OpenRule};
 use crate::nand::{Layout, Ppn};
@@ -43,13 +44,11 @@ struct BlockSet {
 
 pub struct Rbwl {
     layout: Layout,
-    bet: Vec<u64>,
+    bet: Bet,
     prt: Vec<u64>,
     threshold: u64,
     frequent_share: f64,
     less_share: f64,
-    e_cnt: u64,
-    f_cnt: u32,
     f_index: u32,
     sets: Vec<BlockSet>,
     /// Per channel, the chip (index within the channel) a new block set starts looking at.
@@ -70,13 +69,11 @@ impl Rbwl {
         let blocks = layout.blocks();
         Rbwl {
             layout,
-            bet: vec![0; blocks.div_ceil(64) as usize],
+            bet: Bet::new(blocks),
             prt: vec![0; layout.pages().div_ceil(64) as usize],
             threshold: threshold.max(1) as u64,
             frequent_share,
             less_share,
-            e_cnt: 0,
-            f_cnt: 0,
             f_index: 0,
             sets: Vec::new(),
             next_chip: vec![0; layout.channels as usize],
@@ -88,21 +85,6 @@ impl Rbwl {
         }
     }
 
-    fn flag(&self, b: u32) -> bool {
-        self.bet[(b / 64) as usize] & (1 << (b % 64)) != 0
-    }
-
-    fn set_flag(&mut self, b: u32) {
-        if !self.flag(b) {
-            self.bet[(b / 64) as usize] |= 1 << (b % 64);
-            self.f_cnt += 1;
-        }
-    }
-
-    /// `ecnt / fcnt > T`, in integers.
-    fn uneven(&self) -> bool {
-        self.f_cnt > 0 && self.e_cnt > self.threshold * self.f_cnt as u64
-    }
 
     /// `block(findex, rfcnt)`: 0 less read, 1 frequently read, 2 other.
     fn kind(&self, ftl: &Ftl, block: u32) -> u8 {
@@ -169,8 +151,7 @@ impl WearLeveler for Rbwl {
     }
 
     fn on_erase(&mut self, block: u32) {
-        self.e_cnt += 1;
-        self.set_flag(block);
+        self.bet.erased(block);
         // The block's pages are unread again.
         let ppb = self.layout.pages_per_block as u64;
         let first = block as u64 * ppb;
@@ -192,24 +173,20 @@ impl WearLeveler for Rbwl {
     }
 
     fn next(&mut self, ftl: &mut Ftl) -> Option<WlAction> {
-        let n = self.layout.blocks();
-        while self.uneven() {
-            if self.f_cnt == n {
-                self.bet.iter_mut().for_each(|w| *w = 0);
-                self.e_cnt = 0;
-                self.f_cnt = 0;
+        // `ecnt / fcnt > T` (strictly, as Algorithm 1 line 3).
+        while self.bet.uneven(self.threshold, true) {
+            if self.bet.full() {
+                self.bet.reset();
                 self.f_index = 0;
                 return None;
             }
-            while self.flag(self.f_index) {
-                self.f_index = (self.f_index + 1) % n;
-            }
+            self.f_index = self.bet.next_clear(self.f_index);
             let b = self.f_index;
             if !collectable(ftl, b) {
                 if matches!(ftl.block_state(b), BlockState::Full | BlockState::Victim) {
                     return None;
                 }
-                self.set_flag(b);
+                self.bet.set(b);
                 continue;
             }
             let kind = self.kind(ftl, b);
@@ -249,7 +226,7 @@ impl WearLeveler for Rbwl {
     }
 
     fn memory_bytes(&self) -> usize {
-        self.bet.len() * 8 + self.prt.len() * 8
+        self.bet.bytes() + self.prt.len() * 8
     }
 
     fn report(&self) -> Value {

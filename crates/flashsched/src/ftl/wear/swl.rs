@@ -16,17 +16,15 @@
 
 use rand::Rng as _;
 
+use super::bet::Bet;
 use super::{collectable, WearLeveler, WlAction};
 use crate::engine::rng::{stream, Rng};
 use crate::ftl::{BlockState, Ftl};
 
 pub struct Swl {
-    bet: Vec<u64>,
-    sets: u32,
+    bet: Bet,
     k: u32,
     threshold: u32,
-    e_cnt: u64,
-    f_cnt: u32,
     f_index: u32,
     rng: Rng,
 }
@@ -36,23 +34,12 @@ impl Swl {
         let sets = blocks.div_ceil(1 << k);
         let mut rng = stream(seed, "wear.swl");
         let f_index = rng.random_range(0..sets);
-        Swl { bet: vec![0; sets.div_ceil(64) as usize], sets, k, threshold: threshold.max(1), e_cnt: 0, f_cnt: 0, f_index, rng }
+        Swl { bet: Bet::new(sets), k, threshold: threshold.max(1), f_index, rng }
     }
 
-    fn flag(&self, set: u32) -> bool {
-        self.bet[(set / 64) as usize] & (1 << (set % 64)) != 0
-    }
-
-    fn set_flag(&mut self, set: u32) {
-        if !self.flag(set) {
-            self.bet[(set / 64) as usize] |= 1 << (set % 64);
-            self.f_cnt += 1;
-        }
-    }
-
-    /// `e_cnt / f_cnt >= T`, in integers.
+    /// `e_cnt / f_cnt >= T`.
     fn uneven(&self) -> bool {
-        self.f_cnt > 0 && self.e_cnt >= self.threshold as u64 * self.f_cnt as u64
+        self.bet.uneven(self.threshold as u64, false)
     }
 }
 
@@ -63,23 +50,19 @@ impl WearLeveler for Swl {
 
     /// SWL_BETUpdate.
     fn on_erase(&mut self, block: u32) {
-        self.e_cnt += 1;
-        self.set_flag(block >> self.k);
+        self.bet.erased(block >> self.k);
     }
 
     /// SWL_Procedure, one block at a time.
     fn next(&mut self, ftl: &mut Ftl) -> Option<WlAction> {
         while self.uneven() {
-            if self.f_cnt == self.sets {
-                self.bet.iter_mut().for_each(|w| *w = 0);
-                self.e_cnt = 0;
-                self.f_cnt = 0;
-                self.f_index = self.rng.random_range(0..self.sets);
+            let sets = self.bet.len();
+            if self.bet.full() {
+                self.bet.reset();
+                self.f_index = self.rng.random_range(0..sets);
                 return None;
             }
-            while self.flag(self.f_index) {
-                self.f_index = (self.f_index + 1) % self.sets;
-            }
+            self.f_index = self.bet.next_clear(self.f_index);
             let first = self.f_index << self.k;
             let last = ((self.f_index + 1) << self.k).min(ftl.layout.blocks());
             if let Some(b) = (first..last).find(|&b| collectable(ftl, b)) {
@@ -90,14 +73,14 @@ impl WearLeveler for Swl {
                 return None;
             }
             // Nothing in the set to recycle (free or frontier blocks only).
-            self.set_flag(self.f_index);
-            self.f_index = (self.f_index + 1) % self.sets;
+            self.bet.set(self.f_index);
+            self.f_index = (self.f_index + 1) % sets;
         }
         None
     }
 
     fn memory_bytes(&self) -> usize {
-        self.bet.len() * 8
+        self.bet.bytes()
     }
 }
 
@@ -108,14 +91,14 @@ mod tests {
     #[test]
     fn bet_update_and_the_unevenness_level() {
         let mut s = Swl::new(128, 4, 1, 1);
-        assert_eq!(s.sets, 64);
+        assert_eq!(s.bet.len(), 64);
         // Four erases of block 10 (set 5): e_cnt 4, f_cnt 1: 4/1 >= 4, uneven.
         for _ in 0..3 {
             s.on_erase(10);
         }
         assert!(!s.uneven(), "3/1 < 4");
         s.on_erase(11); // same set (11 >> 1 == 5)
-        assert_eq!((s.e_cnt, s.f_cnt), (4, 1));
+        assert_eq!((s.bet.e_cnt, s.bet.f_cnt), (4, 1));
         assert!(s.uneven());
         s.on_erase(40); // another set: 5/2 < 4
         assert!(!s.uneven());
