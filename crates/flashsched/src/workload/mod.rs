@@ -4,11 +4,13 @@
 
 mod closed_loop;
 pub mod page_cache;
+mod prefetch;
 mod replay;
 mod synthetic;
 
 pub use closed_loop::ClosedLoop;
 pub use page_cache::{Buffered, PageCacheSettings};
+pub use prefetch::Prefetched;
 pub use replay::Replay;
 pub use synthetic::Synthetic;
 
@@ -220,7 +222,8 @@ impl Workload for Shaped {
 pub fn build(s: &Settings) -> Result<Box<dyn Workload>, TraceError> {
     let w = &s.workload;
     let (inner, file): (Box<dyn Workload>, String) = match w.kind.as_str() {
-        "trace" => (Box::new(Replay::open(s)?), w.trace.path.clone()),
+        // Decoded on a thread of its own, ahead of the simulation (`Prefetched`).
+        "trace" => (Box::new(Prefetched::new(Replay::open(s)?)), w.trace.path.clone()),
         "synthetic" => (Box::new(Synthetic::new(s)), "synthetic".into()),
         "jobs" if w.page_cache.buffered => (Box::new(Buffered::new(s)), "jobs".into()),
         "jobs" => (Box::new(ClosedLoop::new(s)), "jobs".into()),

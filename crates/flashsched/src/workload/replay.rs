@@ -20,6 +20,11 @@ impl Replay {
         let reader = TraceReader::open(Path::new(&t.path), t.format.clone(), t.device, t.blkparse_action)?;
         Ok(Replay { reader, requests: 0 })
     }
+
+    /// Records read so far whose time went backwards.
+    pub fn out_of_order(&self) -> u64 {
+        self.reader.out_of_order
+    }
 }
 
 impl Workload for Replay {

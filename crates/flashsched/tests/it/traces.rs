@@ -183,3 +183,43 @@ fn folded_and_skipped_requests_are_counted() {
     let r = run(&s, &RunOptions::default(), &mut |_| true).unwrap();
     assert_eq!(r.json["workload"]["folded"], 0);
 }
+
+#[test]
+fn a_trace_decoded_on_its_own_thread_reads_exactly_as_one_decoded_inline() {
+    use flashsched::workload::{Prefetched, Replay, Workload};
+    // 3000 records (several batches), two of them out of order, and a bad line at the end.
+    let dir = std::env::temp_dir().join(format!("flashsched-prefetch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.mqsim");
+    let mut text = String::from("# a header comment\n");
+    for i in 0..3000u64 {
+        let t = if i == 1200 || i == 2500 { i * 1000 - 5000 } else { i * 1000 };
+        text += &format!("{t} 0 {} 8 {}\n", (i * 97) % 100_000, i % 2);
+    }
+    text += "3000000 0 zz 8 0\n";
+    std::fs::write(&path, &text).unwrap();
+    let sets = vec![format!("workload.trace.path=\"{}\"", path.display()), "workload.kind=\"trace\"".to_string()];
+    let s = flashsched::config::load(Some("tiny"), None, &sets).unwrap();
+    let mut inline = Replay::open(&s).unwrap();
+    let mut ahead = Prefetched::new(Replay::open(&s).unwrap());
+    // Part way: the counts are those of the records taken, not of those decoded ahead.
+    for _ in 0..1500 {
+        assert_eq!(inline.next_request().unwrap(), ahead.next_request().unwrap());
+    }
+    assert_eq!(inline.describe(), ahead.describe());
+    assert_eq!(ahead.describe()["records_read"], 1500);
+    loop {
+        match (inline.next_request(), ahead.next_request()) {
+            (Ok(Some(a)), Ok(Some(b))) => assert_eq!(a, b),
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "the same error, at the same line");
+                assert_eq!(a.line, 3002);
+                break;
+            }
+            (a, b) => panic!("{a:?} against {b:?}"),
+        }
+    }
+    assert_eq!(inline.describe(), ahead.describe());
+    assert_eq!(ahead.describe()["out_of_order"], 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
