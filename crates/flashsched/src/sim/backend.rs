@@ -163,9 +163,10 @@ impl Simulator {
                     self.counters.write_stalls += 1;
                     self.stalled[txn.plane as usize].push(t);
                     self.maybe_gc(txn.plane);
-                    if self.alloc.relocates() && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
-                        // GC cannot free anything in this plane (dynamic allocation filled it with
-                        // valid data): the write goes to another plane instead of waiting forever.
+                    if self.cross_plane && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
+                        // GC cannot free anything in this plane (dynamic allocation, or wear
+                        // leveling's migrations from other planes, filled it with valid data):
+                        // the write goes to another plane instead of waiting forever.
                         self.relocate_write(die, t);
                     }
                     return;

@@ -61,9 +61,10 @@ impl Simulator {
         self.to_tsu(t);
     }
 
-    /// A host write stalled in a plane where GC can reclaim nothing. Allocation decides planes
-    /// when writes enter the device (`PageAllocator::relocates`), and a burst of writes can all
-    /// pick one plane and fill it with valid pages while others have room: move the write to
+    /// A host write stalled in a plane where GC can reclaim nothing. When pages may live away
+    /// from their address's plane (`cross_plane`: dynamic allocation, where a burst of writes can
+    /// all pick one plane, or wear leveling's migrations to other chips), a plane can fill with
+    /// valid pages while others have room: move the write to
     /// another plane that can take it, of its own die when one can (started at once), else the
     /// one with the most free blocks (queued for its die). With nowhere to go it stays stalled,
     /// and its plane's stalled writes are tried again after the next erase (`stuck`).
@@ -105,10 +106,11 @@ impl Simulator {
         if new_die == die {
             self.start_txn(die, t);
         } else {
-            // Queued again for its new die: the request's own bookkeeping (its pages queued,
-            // conflicts) was done when it first entered the device.
+            // Back at the head of its new die's queue, as a write that waited for GC is (the
+            // request's own bookkeeping, and a slack-aware scheduler's record of it, were done
+            // when it first entered the device).
             w.enqueued = self.now;
-            self.tsu.enqueue(t, self.txns.get(t));
+            self.tsu.enqueue_front(t, self.txns.get(t));
             self.try_start_die(new_die);
         }
     }
