@@ -12,9 +12,7 @@ fn gc_heavy(sets: &[&str]) -> RunResult {
         "ftl.precondition.fill=0.85".into(),
     ];
     all.extend(sets.iter().map(|s| s.to_string()));
-    let s = flashsched::config::load(Some("tiny"), None, &all).unwrap_or_else(|e| panic!("{e}"));
-    flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
-        .unwrap_or_else(|e| panic!("{e}"))
+    crate::run_sets("tiny", &all)
 }
 
 #[test]

@@ -73,6 +73,13 @@ pub fn run_lines(preset: &str, name: &str, lines: &[String], sets: &[&str]) -> R
     run(&s, &RunOptions { request_log: true, full_invariant_check: true, json_plus: false }, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Run a preset with overrides (a synthetic workload, say), checking every FTL invariant at the
+/// end; panics on a config or simulation error.
+pub fn run_sets(preset: &str, sets: &[String]) -> RunResult {
+    let s = config::load(Some(preset), None, sets).unwrap_or_else(|e| panic!("{e}"));
+    run(&s, &RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Total latency of each logged request, in arrival order.
 pub fn latencies(r: &RunResult) -> Vec<u64> {
     let mut rows = r.request_log.clone();

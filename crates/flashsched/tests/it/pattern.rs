@@ -15,9 +15,7 @@ fn run(sets: &[&str]) -> RunResult {
         "ftl.precondition.fill=0.85".into(),
     ];
     all.extend(sets.iter().map(|s| s.to_string()));
-    let s = flashsched::config::load(Some("tiny"), None, &all).unwrap_or_else(|e| panic!("{e}"));
-    let r = flashsched::run(&s, &flashsched::RunOptions { request_log: false, full_invariant_check: true, json_plus: false }, &mut |_| true)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r = crate::run_sets("tiny", &all);
     assert_eq!(r.json["ssd"]["invariants"], "ok", "{sets:?}");
     assert_eq!(r.json["flashsched"]["requests_completed"], 30000, "{sets:?}");
     r

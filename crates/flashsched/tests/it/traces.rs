@@ -188,16 +188,14 @@ fn folded_and_skipped_requests_are_counted() {
 fn a_trace_decoded_on_its_own_thread_reads_exactly_as_one_decoded_inline() {
     use flashsched::workload::{Prefetched, Replay, Workload};
     // 3000 records (several batches), two of them out of order, and a bad line at the end.
-    let dir = std::env::temp_dir().join(format!("flashsched-prefetch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("t.mqsim");
-    let mut text = String::from("# a header comment\n");
+    let mut lines = vec!["# a header comment".to_string()];
     for i in 0..3000u64 {
         let t = if i == 1200 || i == 2500 { i * 1000 - 5000 } else { i * 1000 };
-        text += &format!("{t} 0 {} 8 {}\n", (i * 97) % 100_000, i % 2);
+        lines.push(format!("{t} 0 {} 8 {}", (i * 97) % 100_000, i % 2));
     }
-    text += "3000000 0 zz 8 0\n";
-    std::fs::write(&path, &text).unwrap();
+    lines.push("3000000 0 zz 8 0".to_string());
+    let trace = crate::TempTrace::new("prefetch.mqsim", &lines);
+    let path = &trace.path;
     let sets = vec![format!("workload.trace.path=\"{}\"", path.display()), "workload.kind=\"trace\"".to_string()];
     let s = flashsched::config::load(Some("tiny"), None, &sets).unwrap();
     let mut inline = Replay::open(&s).unwrap();
@@ -221,5 +219,4 @@ fn a_trace_decoded_on_its_own_thread_reads_exactly_as_one_decoded_inline() {
     }
     assert_eq!(inline.describe(), ahead.describe());
     assert_eq!(ahead.describe()["out_of_order"], 2);
-    std::fs::remove_dir_all(&dir).ok();
 }
