@@ -295,7 +295,8 @@ impl Ftl {
         if stream == STREAM_MIGRATION {
             return left > 0;
         }
-        let gc_left = self.left_in(plane, STREAM_DEFAULT) as u64;
+        // GC's stream is the default one: its open block's room is `left` when that is the stream.
+        let gc_left = if stream == STREAM_DEFAULT { left as u64 } else { self.left_in(plane, STREAM_DEFAULT) as u64 };
         let free_pages = ps.free_blocks as u64 * ppb + gc_left;
         // Free pages GC's stream keeps after this allocation, plus one (the rule as first
         // written for one stream: refuse when free pages <= reserve).
