@@ -12,12 +12,14 @@ pub mod idle;
 pub mod pattern;
 pub mod speed;
 pub mod wear;
+mod blocks;
 mod mapping;
 pub mod precondition;
 
 use std::collections::VecDeque;
 
 use crate::nand::{Layout, Lpn, Ppn, NONE};
+use blocks::{BlockMeta, BlockTable, ValidBits};
 pub use mapping::L2p;
 
 /// Ask the CPU to bring a cache line in (a no-op where the instruction is not available).
@@ -98,22 +100,6 @@ pub struct PlaneState {
     pub free_gen: u32,
 }
 
-/// What the FTL knows about one erase block.
-#[derive(Debug, Clone, Copy)]
-struct BlockMeta {
-    /// Valid pages.
-    valid: u16,
-    /// Pages invalidated since the last erase (overwritten, trimmed or moved by GC), counted as
-    /// they happen, so that valid + invalid + free = pages per block is a real check.
-    invalid: u16,
-    /// Next page to program; pages below it are programmed (valid or invalid), above it free.
-    write_ptr: u16,
-    state: BlockState,
-    erase_count: u32,
-    /// Index of the block's reverse map in `p2l` (allocated when the block is first opened).
-    p2l_slot: u32,
-}
-
 /// Device-wide counters (pages, not bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FtlCounters {
@@ -130,9 +116,9 @@ pub struct Ftl {
     pub gc_floor: u32,
     l2p: L2p,
     /// One bit per physical page: holds the current copy of a logical page.
-    valid_bits: Vec<u64>,
+    valid_bits: ValidBits,
     /// Per-block state, one 16-byte record each so that a program touches one cache line.
-    blocks: Vec<BlockMeta>,
+    blocks: BlockTable,
     /// Reverse maps, `pages_per_block` entries per block that has ever been opened.
     p2l: Vec<Lpn>,
     pub planes: Vec<PlaneState>,
@@ -145,8 +131,6 @@ pub struct Ftl {
 
 impl Ftl {
     pub fn new(layout: Layout, logical_pages: u64, gc_floor: u32) -> Self {
-        let blocks = layout.blocks() as usize;
-        let pages = layout.pages() as usize;
         let planes = (0..layout.planes())
             .map(|_| PlaneState {
                 active: [NONE; STREAMS],
@@ -164,9 +148,8 @@ impl Ftl {
             logical_pages,
             gc_floor,
             l2p: L2p::new(logical_pages),
-            // vec![0; n] is calloc: untouched pages of a large drive cost no memory or time.
-            valid_bits: vec![0u64; pages.div_ceil(64)],
-            blocks: vec![BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }; blocks],
+            valid_bits: ValidBits::new(&layout),
+            blocks: BlockTable::new(&layout, BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }),
             p2l: Vec::new(),
             planes,
             open_rules: [OpenRule::Oldest; STREAMS],
@@ -183,24 +166,24 @@ impl Ftl {
     }
     #[inline]
     pub fn is_valid(&self, ppn: Ppn) -> bool {
-        self.valid_bits[(ppn >> 6) as usize] & (1u64 << (ppn & 63)) != 0
+        self.valid_bits.get(ppn)
     }
     #[inline]
     pub fn valid_count(&self, block: u32) -> u16 {
-        self.blocks[block as usize].valid
+        self.blocks[block].valid
     }
     #[inline]
     pub fn block_state(&self, block: u32) -> BlockState {
-        self.blocks[block as usize].state
+        self.blocks[block].state
     }
     pub fn erase_count(&self, block: u32) -> u32 {
-        self.blocks[block as usize].erase_count
+        self.blocks[block].erase_count
     }
     pub fn erase_counts(&self) -> Vec<u32> {
         self.blocks.iter().map(|b| b.erase_count).collect()
     }
     pub fn write_pointer(&self, block: u32) -> u16 {
-        self.blocks[block as usize].write_ptr
+        self.blocks[block].write_ptr
     }
     pub fn mapped_pages(&self) -> u64 {
         self.l2p.mapped()
@@ -217,7 +200,7 @@ impl Ftl {
     /// The logical page stored at `ppn` (meaningful only while the page is valid).
     pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
         let block = self.layout.block_of(ppn);
-        let slot = self.blocks[block as usize].p2l_slot;
+        let slot = self.blocks[block].p2l_slot;
         debug_assert!(slot != NONE);
         self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize]
     }
@@ -230,8 +213,8 @@ impl Ftl {
     /// Bytes of FTL metadata actually allocated (reported in the output).
     pub fn memory_bytes(&self) -> usize {
         self.l2p.allocated_bytes()
-            + self.valid_bits.len() * 8
-            + self.blocks.len() * std::mem::size_of::<BlockMeta>()
+            + self.valid_bits.allocated_bytes()
+            + self.blocks.allocated_bytes()
             + self.p2l.capacity() * 4
     }
 
@@ -245,8 +228,8 @@ impl Ftl {
     #[inline]
     pub fn prefetch_current_copy(&self, lpn: Lpn) {
         if let Some(old) = self.l2p.get(lpn) {
-            prefetch(&self.valid_bits[(old >> 6) as usize]);
-            prefetch(&self.blocks[self.layout.block_of(old) as usize]);
+            self.valid_bits.prefetch(old);
+            prefetch(&self.blocks[self.layout.block_of(old)]);
         }
     }
 
@@ -284,7 +267,7 @@ impl Ftl {
     #[inline]
     fn left_in(&self, plane: u32, stream: Stream) -> u32 {
         let a = self.planes[plane as usize].active[stream as usize];
-        if a == NONE { 0 } else { self.layout.pages_per_block - self.blocks[a as usize].write_ptr as u32 }
+        if a == NONE { 0 } else { self.layout.pages_per_block - self.blocks[a].write_ptr as u32 }
     }
 
     /// May `who` take a page of `stream` in `plane` (whose open block has `left` pages)?
@@ -321,15 +304,15 @@ impl Ftl {
         if left == 0 {
             let old = self.planes[plane as usize].active[stream as usize];
             if old != NONE {
-                self.blocks[old as usize].state = BlockState::Full;
+                self.blocks[old].state = BlockState::Full;
             }
             let b = self.take_free_block(plane, self.open_rules[stream as usize]);
-            self.blocks[b as usize].state = BlockState::Active;
+            self.blocks[b].state = BlockState::Active;
             self.planes[plane as usize].active[stream as usize] = b;
         }
         let b = self.planes[plane as usize].active[stream as usize];
-        let page = self.blocks[b as usize].write_ptr;
-        self.blocks[b as usize].write_ptr += 1;
+        let page = self.blocks[b].write_ptr;
+        self.blocks[b].write_ptr += 1;
         // A block that just became full stays `Active` until the next allocation, so it is not a
         // GC candidate while its last program may still be in flight.
         Some(b * self.layout.pages_per_block + page as u32)
@@ -350,7 +333,7 @@ impl Ftl {
         }
         let a = self.planes[plane as usize].active[stream as usize];
         if left > 0 {
-            return Some(a * ppb + self.blocks[a as usize].write_ptr as u32);
+            return Some(a * ppb + self.blocks[a].write_ptr as u32);
         }
         Some(self.pick_free(plane, self.open_rules[stream as usize]).0 * ppb)
     }
@@ -360,7 +343,7 @@ impl Ftl {
     fn pick_free(&self, plane: u32, rule: OpenRule) -> (u32, Option<usize>) {
         let ps = &self.planes[plane as usize];
         let fresh = (ps.next_fresh < self.layout.blocks_per_plane).then(|| self.layout.first_block_of_plane(plane) + ps.next_fresh);
-        let count = |b: u32| self.blocks[b as usize].erase_count;
+        let count = |b: u32| self.blocks[b].erase_count;
         let listed = match rule {
             OpenRule::Oldest => ps.free.front().map(|&b| (b, 0)),
             // Never-used blocks all have the same count (0, or the preconditioned age), so the
@@ -393,7 +376,7 @@ impl Ftl {
             return None;
         }
         let b = self.take_free_block(plane, rule);
-        self.blocks[b as usize].state = BlockState::Active;
+        self.blocks[b].state = BlockState::Active;
         self.planes[plane as usize].active[STREAM_MIGRATION as usize] = b;
         self.frontier_moved(plane);
         Some(b)
@@ -404,13 +387,13 @@ impl Ftl {
     /// even if the stream writes nothing more. (The default stream keeps its full block open
     /// until its next allocation, as SSDSim and MQSim do.)
     pub fn close_if_full(&mut self, plane: u32, block: u32) {
-        if self.blocks[block as usize].write_ptr as u32 != self.layout.pages_per_block {
+        if self.blocks[block].write_ptr as u32 != self.layout.pages_per_block {
             return;
         }
         let ps = &mut self.planes[plane as usize];
         if ps.active[STREAM_HOT as usize] == block {
             ps.active[STREAM_HOT as usize] = NONE;
-            self.blocks[block as usize].state = BlockState::Full;
+            self.blocks[block].state = BlockState::Full;
             self.frontier_moved(plane);
         }
     }
@@ -430,7 +413,7 @@ impl Ftl {
     pub fn close_migration_block(&mut self, plane: u32) {
         let b = std::mem::replace(&mut self.planes[plane as usize].active[STREAM_MIGRATION as usize], NONE);
         if b != NONE {
-            self.blocks[b as usize].state = BlockState::Full;
+            self.blocks[b].state = BlockState::Full;
             self.frontier_moved(plane);
         }
     }
@@ -438,7 +421,7 @@ impl Ftl {
     /// The plane's next allocation opens a new block (no open block, or it is full).
     pub fn needs_open(&self, plane: u32) -> bool {
         let a = self.planes[plane as usize].active[STREAM_DEFAULT as usize];
-        a == NONE || self.blocks[a as usize].write_ptr as u32 == self.layout.pages_per_block
+        a == NONE || self.blocks[a].write_ptr as u32 == self.layout.pages_per_block
     }
 
     /// The plane's free blocks, in the order they would open. Blocks never used are listed too
@@ -489,8 +472,8 @@ impl Ftl {
         }
         ps.free_blocks -= 1;
         ps.free_gen += 1;
-        if self.blocks[b as usize].p2l_slot == NONE {
-            self.blocks[b as usize].p2l_slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
+        if self.blocks[b].p2l_slot == NONE {
+            self.blocks[b].p2l_slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
             self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
         }
         b
@@ -502,18 +485,18 @@ impl Ftl {
             self.invalidate(old);
         }
         let block = self.layout.block_of(ppn);
-        self.valid_bits[(ppn >> 6) as usize] |= 1u64 << (ppn & 63);
-        self.blocks[block as usize].valid += 1;
-        let slot = self.blocks[block as usize].p2l_slot;
+        self.valid_bits.set(ppn);
+        self.blocks[block].valid += 1;
+        let slot = self.blocks[block].p2l_slot;
         self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize] = lpn;
     }
 
     fn invalidate(&mut self, ppn: Ppn) {
         let block = self.layout.block_of(ppn);
         debug_assert!(self.is_valid(ppn));
-        self.valid_bits[(ppn >> 6) as usize] &= !(1u64 << (ppn & 63));
-        self.blocks[block as usize].valid -= 1;
-        self.blocks[block as usize].invalid += 1;
+        self.valid_bits.clear(ppn);
+        self.blocks[block].valid -= 1;
+        self.blocks[block].invalid += 1;
     }
 
     /// Discard a logical page (TRIM): its physical copy becomes invalid. Returns whether it was mapped.
@@ -539,8 +522,8 @@ impl Ftl {
 
     /// Mark `block` as the plane's GC victim; returns its valid pages to move.
     pub fn begin_gc(&mut self, plane: u32, block: u32) -> Vec<(Ppn, Lpn)> {
-        assert_eq!(self.blocks[block as usize].state, BlockState::Full, "GC victim must be a full block");
-        self.blocks[block as usize].state = BlockState::Victim;
+        assert_eq!(self.blocks[block].state, BlockState::Full, "GC victim must be a full block");
+        self.blocks[block].state = BlockState::Victim;
         let moves = self.valid_pages(block);
         let ps = &mut self.planes[plane as usize];
         ps.gc_victim = block;
@@ -568,21 +551,15 @@ impl Ftl {
 
     /// Erase a block: every page free again, erase count + 1, back to the plane's free pool.
     pub fn erase(&mut self, block: u32) {
-        assert_eq!(self.blocks[block as usize].valid, 0, "erasing block {block} with valid pages");
+        assert_eq!(self.blocks[block].valid, 0, "erasing block {block} with valid pages");
         let plane = self.layout.plane_of_block(block);
         let ppb = self.layout.pages_per_block;
         let first = block * ppb;
-        for w in (first >> 6)..=((first + ppb - 1) >> 6) {
-            // Clear only this block's bits (a word may be shared with a neighbour when ppb < 64).
-            let lo = first.max(w << 6);
-            let hi = (first + ppb).min((w + 1) << 6);
-            let mask = if hi - lo == 64 { u64::MAX } else { ((1u64 << (hi - lo)) - 1) << (lo & 63) };
-            self.valid_bits[w as usize] &= !mask;
-        }
-        self.blocks[block as usize].write_ptr = 0;
-        self.blocks[block as usize].invalid = 0;
-        self.blocks[block as usize].erase_count += 1;
-        self.blocks[block as usize].state = BlockState::Free;
+        self.valid_bits.clear_range(first, ppb);
+        self.blocks[block].write_ptr = 0;
+        self.blocks[block].invalid = 0;
+        self.blocks[block].erase_count += 1;
+        self.blocks[block].state = BlockState::Free;
         let ps = &mut self.planes[plane as usize];
         if ps.gc_victim == block {
             ps.gc_victim = NONE;
@@ -668,19 +645,19 @@ impl Ftl {
         for b in 0..self.layout.blocks() {
             let first = b * ppb;
             let bits = (first..first + ppb).filter(|&p| self.is_valid(p)).count() as u16;
-            if bits != self.blocks[b as usize].valid {
-                return Err(format!("block {b}: valid count {} but {bits} valid bits", self.blocks[b as usize].valid));
+            if bits != self.blocks[b].valid {
+                return Err(format!("block {b}: valid count {} but {bits} valid bits", self.blocks[b].valid));
             }
-            let wp = self.blocks[b as usize].write_ptr as u32;
+            let wp = self.blocks[b].write_ptr as u32;
             if (first + wp..first + ppb).any(|p| self.is_valid(p)) {
                 return Err(format!("block {b}: a page above the write pointer is valid"));
             }
-            let invalid = self.blocks[b as usize].invalid as u32;
+            let invalid = self.blocks[b].invalid as u32;
             let free = ppb - wp;
             if bits as u32 + invalid + free != ppb {
                 return Err(format!("block {b}: {bits} valid + {invalid} invalid + {free} free != {ppb} pages per block"));
             }
-            if self.blocks[b as usize].state == BlockState::Free && wp != 0 {
+            if self.blocks[b].state == BlockState::Free && wp != 0 {
                 return Err(format!("block {b} is free but has a write pointer of {wp}"));
             }
             valid_total += bits as u64;
@@ -690,7 +667,7 @@ impl Ftl {
         }
         for (i, ps) in self.planes.iter().enumerate() {
             let first = self.layout.first_block_of_plane(i as u32);
-            let free = (first..first + self.layout.blocks_per_plane).filter(|&b| self.blocks[b as usize].state == BlockState::Free).count() as u32;
+            let free = (first..first + self.layout.blocks_per_plane).filter(|&b| self.blocks[b].state == BlockState::Free).count() as u32;
             if free != ps.free_blocks {
                 return Err(format!("plane {i}: free count {} but {free} free blocks", ps.free_blocks));
             }
@@ -737,7 +714,7 @@ mod tests {
         let ppb = f.layout.pages_per_block;
         // Wear the plane's first blocks unevenly, then free them: counts 3, 1, 2.
         for (b, n) in [(0u32, 3u32), (1, 1), (2, 2)] {
-            f.blocks[b as usize].erase_count = n;
+            f.blocks[b].erase_count = n;
         }
         for _ in 0..3 * ppb {
             let p = f.allocate(0, Writer::Host).unwrap();
@@ -751,9 +728,9 @@ mod tests {
         }
         // Block 2 is still the default stream's open block (full, not yet closed): free 0 and 1.
         for b in 0..2 {
-            f.blocks[b as usize].state = BlockState::Full;
+            f.blocks[b].state = BlockState::Full;
             f.erase(b);
-            f.blocks[b as usize].erase_count -= 1; // keep the counts above (erase added one)
+            f.blocks[b].erase_count -= 1; // keep the counts above (erase added one)
         }
         f.open_rules = [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest];
         // The hot stream opens the least worn free block: a never-used one (count 0).
