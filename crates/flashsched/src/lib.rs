@@ -26,6 +26,7 @@
 pub mod config;
 pub mod ctrl;
 pub mod engine;
+pub mod fidelity;
 pub mod ftl;
 pub mod hil;
 pub mod host;

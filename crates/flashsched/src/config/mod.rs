@@ -2,6 +2,7 @@
 //! rejected) → [`Settings`] (validated, integers in ns and bytes, defaults applied) → the engine.
 //! Every key is declared once, in [`keys::KEYS`].
 
+pub mod compat;
 pub mod device_model;
 pub mod error;
 pub mod keys;

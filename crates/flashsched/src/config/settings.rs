@@ -220,10 +220,15 @@ pub struct Timing {
     pub read_ns: u64,
     pub program_ns: u64,
     pub erase_ns: u64,
-    pub command_ns: u64,
+    /// Command and address bus time of a read, a program and an erase.
+    pub command_ns: [u64; 3],
+    /// Added to each array read (the ready/busy signal's delay).
+    pub read_ready_ns: u64,
     pub ecc_ns: u64,
     pub channel_bytes_per_transfer: u32,
     pub channel_rate_per_s: u64,
+    /// Bus cycles last a whole number of ns (`device.channel.cycle = "whole_ns"`).
+    pub channel_whole_ns: bool,
 }
 
 impl Timing {
@@ -386,6 +391,8 @@ pub struct Settings {
 
 impl Settings {
     pub fn from_options(options: &Options) -> Result<Settings, ConfigErrors> {
+        let with_profile = super::compat::apply(options)?;
+        let options = &with_profile;
         let r = match ResolvedMap::resolve(options) {
             Ok(r) if options.errors.is_empty() => r,
             Ok(_) => return Err(options.errors.clone()),
@@ -429,11 +436,19 @@ impl Settings {
         if rate == 0 {
             err("device.channel.rate", "must be positive".into());
         }
+        if r.str("device.channel.cycle") == "whole_ns" && rate > 1_000_000_000 {
+            err("device.channel.cycle", format!("\"whole_ns\" needs a rate of at most 1000MT/s: a cycle of {rate} T/s truncates to 0 ns"));
+        }
         let timing = Timing {
             read_ns: r.ns("device.timing.read"),
             program_ns: r.ns("device.timing.program"),
             erase_ns: r.ns("device.timing.erase"),
-            command_ns: r.ns("device.timing.command"),
+            command_ns: ["device.timing.command_read", "device.timing.command_program", "device.timing.command_erase"].map(|k| {
+                // Per-operation keys fall back to the common one when the user did not set them.
+                if r.origin(k) == "default" { r.ns("device.timing.command") } else { r.ns(k) }
+            }),
+            read_ready_ns: r.ns("device.timing.read_ready_delay"),
+            channel_whole_ns: r.str("device.channel.cycle") == "whole_ns",
             ecc_ns: r.ns("device.timing.ecc"),
             channel_bytes_per_transfer: (width / 8).max(1) as u32,
             channel_rate_per_s: rate.max(1),
@@ -544,6 +559,20 @@ impl Settings {
         }
         if r.bytes("host.pass.region_size") == 0 {
             err("host.pass.region_size", "must be positive".into());
+        }
+        // Chip-level multi-die commands look at what each die would run next, and hold a chip
+        // as a whole: schedulers that can say so, and no suspension (a suspended die would lock
+        // its chip's other dies out while it serves reads).
+        if r.bool("device.advanced.multi_die") && !r.bool("device.advanced.interleave") {
+            let tsu = r.str("tsu.scheduler");
+            if !["fcfs", "o3"].contains(&tsu) {
+                err("device.advanced.multi_die", format!("needs tsu.scheduler = \"fcfs\" or \"o3\" (\"{tsu}\" cannot say ahead what a die would run next)"));
+            }
+            for k in ["device.suspend.program", "device.suspend.erase"] {
+                if r.bool(k) {
+                    err("device.advanced.multi_die", format!("cannot be combined with {k} = true yet"));
+                }
+            }
         }
         // Slacker's write pausing pauses programs: the NAND must be able to.
         let tsu = r.str("tsu.scheduler");

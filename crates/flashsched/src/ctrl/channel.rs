@@ -13,22 +13,38 @@ use crate::engine::Time;
 /// Bus speed and the command overhead of one flash command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BusTiming {
-    /// Bus time of the command and address cycles that start an operation.
-    pub command_ns: u64,
+    /// Bus time of the command and address cycles that start a read, a program, an erase.
+    pub command_ns: [u64; 3],
     /// Bytes moved per bus cycle (the channel's width).
     pub bytes_per_transfer: u32,
     /// Bus cycles per second.
     pub rate_per_s: u64,
+    /// Whole nanoseconds per bus cycle (`device.channel.cycle = "whole_ns"`), or 0: exact.
+    pub cycle_ns: u64,
+    /// Added to each array read before its data can go out: the ready/busy signal's delay
+    /// (`device.timing.read_ready_delay`).
+    pub read_ready_ns: u64,
 }
 
 impl BusTiming {
     pub fn new(t: &Timing) -> Self {
-        BusTiming { command_ns: t.command_ns, bytes_per_transfer: t.channel_bytes_per_transfer, rate_per_s: t.channel_rate_per_s }
+        let cycle_ns = if t.channel_whole_ns { 1_000_000_000 / t.channel_rate_per_s } else { 0 };
+        BusTiming { command_ns: t.command_ns, bytes_per_transfer: t.channel_bytes_per_transfer, rate_per_s: t.channel_rate_per_s, cycle_ns, read_ready_ns: t.read_ready_ns }
     }
 
-    /// Bus time of `bytes` of data, without the command overhead: ceil(bytes / width / rate).
+    /// Command and address time of an operation of `kind`.
+    #[inline]
+    pub fn command(&self, kind: crate::nand::latency::NandOpKind) -> u64 {
+        self.command_ns[kind as usize]
+    }
+
+    /// Bus time of `bytes` of data, without the command overhead: ceil(bytes / width / rate), or
+    /// with whole-ns cycles, ceil(bytes / width) x cycle.
     #[inline]
     pub fn transfer_ns(&self, bytes: u64) -> u64 {
+        if self.cycle_ns > 0 {
+            return bytes.div_ceil(self.bytes_per_transfer as u64) * self.cycle_ns;
+        }
         // bytes <= 4 GiB and rate * width < 2^64 / 1e9 in practice; u128 only where it could overflow.
         let den = self.bytes_per_transfer as u64 * self.rate_per_s;
         match bytes.checked_mul(1_000_000_000) {

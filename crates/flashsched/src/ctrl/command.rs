@@ -42,6 +42,9 @@ pub enum MultiPlane {
 pub struct Advanced {
     pub multi_plane: MultiPlane,
     pub interleave: bool,
+    /// Without interleaving: an idle chip starts its dies' queued work of one class together
+    /// (MQSim's die-interleaved commands; `sim::chip`).
+    pub multi_die: bool,
     /// Bus idle time between the data-in transfers of a multi-plane program (ns).
     pub dbsy_ns: u64,
     pub copyback_parity: bool,
@@ -57,6 +60,7 @@ impl Advanced {
                 _ => MultiPlane::Off,
             },
             interleave: r.bool("device.advanced.interleave"),
+            multi_die: r.bool("device.advanced.multi_die") && !r.bool("device.advanced.interleave"),
             dbsy_ns: r.ns("device.advanced.dbsy"),
             copyback_parity: r.bool("device.advanced.copyback_parity"),
         }

@@ -190,17 +190,21 @@ impl Die {
             Phase::ReadCmd => {
                 self.phase = Phase::ReadArray;
                 self.charge(txns, NandOpKind::Read, lat, ctx);
-                (bus.command_ns + self.group_bus(txns, bus.command_ns, None), StepEnd::ArrayDone)
+                txns[lead].array += bus.read_ready_ns;
+                let c = bus.command(NandOpKind::Read);
+                (c + self.group_bus(txns, c, None), StepEnd::ArrayDone)
             }
             Phase::EraseCmd => {
                 self.phase = Phase::Erase;
                 self.charge(txns, NandOpKind::Erase, lat, ctx);
-                (bus.command_ns + self.group_bus(txns, bus.command_ns, None), StepEnd::ArrayDone)
+                let c = bus.command(NandOpKind::Erase);
+                (c + self.group_bus(txns, c, None), StepEnd::ArrayDone)
             }
             Phase::WriteIn => {
                 self.phase = Phase::Program;
                 let c = self.charge(txns, NandOpKind::Program, lat, ctx);
-                let dur = bus.command_ns + bus.transfer_ns(txns[lead].bytes as u64) + self.group_bus(txns, bus.command_ns + dbsy, Some(bus));
+                let cmd = bus.command(NandOpKind::Program);
+                let dur = cmd + bus.transfer_ns(txns[lead].bytes as u64) + self.group_bus(txns, cmd + dbsy, Some(bus));
                 self.prog_ns = c.array_ns;
                 self.prog_iters = c.iterations;
                 self.iter_origin = now + dur;
@@ -223,7 +227,7 @@ impl Die {
 
     /// Start the array operation at `now` without the bus (zero-length commands).
     #[inline]
-    pub fn array_step(&mut self, die: u32, txns: &mut [Txn], lat: &mut LatencyModel, ctx: &NandCtx, now: Time) -> Step {
+    pub fn array_step(&mut self, die: u32, txns: &mut [Txn], lat: &mut LatencyModel, ctx: &NandCtx, bus: &BusTiming, now: Time) -> Step {
         let kind = match self.phase {
             Phase::ReadCmd => {
                 self.phase = Phase::ReadArray;
@@ -235,7 +239,11 @@ impl Die {
             }
             p => unreachable!("die {die} starts an array operation in phase {p:?}"),
         };
-        let dur = self.charge(txns, kind, lat, ctx).array_ns;
+        let mut dur = self.charge(txns, kind, lat, ctx).array_ns;
+        if kind == NandOpKind::Read {
+            txns[self.txn as usize].array += bus.read_ready_ns;
+            dur += bus.read_ready_ns;
+        }
         self.array_end = now + dur;
         Step { dur: 0, at: now + dur, end: StepEnd::ArrayDone, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now) }
     }

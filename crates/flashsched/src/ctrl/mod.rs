@@ -121,7 +121,12 @@ impl Flash {
     /// no bus time.
     #[inline]
     pub fn skips_bus(&self, phase: Phase) -> bool {
-        self.bus.command_ns == 0 && matches!(phase, Phase::ReadCmd | Phase::EraseCmd)
+        use crate::nand::latency::NandOpKind;
+        match phase {
+            Phase::ReadCmd => self.bus.command(NandOpKind::Read) == 0,
+            Phase::EraseCmd => self.bus.command(NandOpKind::Erase) == 0,
+            _ => false,
+        }
     }
 
     /// `die` got channel `ch` at `now` for the next step of its running command (`txns` is the
@@ -138,6 +143,6 @@ impl Flash {
     #[inline]
     pub fn start_array(&mut self, die: u32, txns: &mut [Txn], wear: &dyn BlockWear, now: Time) -> Step {
         let ctx = NandCtx { layout: &self.layout, now, wear };
-        self.dies[die as usize].array_step(die, txns, &mut self.latency, &ctx, now)
+        self.dies[die as usize].array_step(die, txns, &mut self.latency, &ctx, &self.bus, now)
     }
 }

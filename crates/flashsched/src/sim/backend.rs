@@ -24,7 +24,18 @@ impl Simulator {
             }
             return;
         }
-        self.start_die_now(die);
+        self.start_unit(die);
+    }
+
+    /// Start queued work on `die`, or on its chip when the chip is the unit that takes commands
+    /// (`device.advanced.multi_die`, `sim::chip`).
+    #[inline]
+    fn start_unit(&mut self, die: u32) {
+        if self.flash.adv.multi_die {
+            self.start_chip(self.layout.chip_of_die(die));
+        } else {
+            self.start_die_now(die);
+        }
     }
 
     /// End a batch (`batching`): start the dies that were asked to start during it, in order.
@@ -32,7 +43,7 @@ impl Simulator {
         self.batching = false;
         let dies = std::mem::take(&mut self.pending_dies);
         for &d in &dies {
-            self.start_die_now(d);
+            self.start_unit(d);
         }
         self.pending_dies = dies;
         self.pending_dies.clear();
@@ -454,6 +465,8 @@ impl Simulator {
             self.batching = false;
             if self.flash.adv.interleave {
                 self.start_die_now(die);
+            } else if self.flash.adv.multi_die {
+                self.start_chip(self.layout.chip_of_die(die));
             } else {
                 // The chip is free: its other dies get it first, in turn, so none starves.
                 let dpc = self.layout.dies_per_chip;

@@ -10,6 +10,7 @@
 //! (completion and measurement). `event` lists the events.
 
 mod backend;
+mod chip;
 mod complete;
 mod event;
 mod frontend;
@@ -219,6 +220,8 @@ pub struct Simulator {
     /// Reused buffers: a finished command's other transactions, and those packing picks.
     finish_scratch: Vec<TxnId>,
     pick_scratch: Vec<TxnId>,
+    /// Reused buffer: a chip's candidate transactions (`chip`).
+    chip_scratch: Vec<(u8, Time, TxnId, u32)>,
     /// The device queue marks writes for speed-aware placement (VIOS) and the drive's blocks
     /// differ in speed: `place_by_speed` has something to do.
     hil_places: bool,
@@ -313,6 +316,7 @@ impl Simulator {
             pending_dies: Vec::new(),
             finish_scratch: Vec::new(),
             pick_scratch: Vec::new(),
+            chip_scratch: Vec::new(),
             hil_places,
             speed: placement::SpeedCache::default(),
             cross_plane: false,

@@ -53,6 +53,12 @@ impl TransactionScheduler for Fcfs {
         }
         t
     }
+    fn peek(&self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
+        self.per_die[die as usize].front().copied()
+    }
+    fn can_peek(&self) -> bool {
+        true
+    }
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
         let q = &mut self.per_die[die as usize];
         let i = q.iter().position(|&t| txns[t as usize].kind.is_read())?;

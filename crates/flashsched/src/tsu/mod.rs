@@ -25,6 +25,15 @@ pub trait TransactionScheduler: Send {
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn);
     /// The transaction `die` should run next; `None` leaves it idle.
     fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
+    /// What `next(die)` would return now, without taking it; `None` if this scheduler cannot
+    /// tell ahead (chip-level multi-die commands, `device.advanced.multi_die`, need it).
+    fn peek(&self, _die: u32, _txns: &[Txn]) -> Option<TxnId> {
+        None
+    }
+    /// Whether `peek` is implemented.
+    fn can_peek(&self) -> bool {
+        false
+    }
     /// The next read for `die` (host or GC), used while it has a program or erase suspended.
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
     /// Multi-plane packing: remove from `die`'s queued transactions, in this scheduler's order of

@@ -53,6 +53,12 @@ impl TransactionScheduler for O3 {
         }
         t
     }
+    fn peek(&self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
+        self.queues[die as usize].iter().find_map(|q| q.front().copied())
+    }
+    fn can_peek(&self) -> bool {
+        true
+    }
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
         let qs = &mut self.queues[die as usize];
         let t = qs[0].pop_front().or_else(|| {

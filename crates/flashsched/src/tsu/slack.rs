@@ -50,9 +50,9 @@ impl Latencies {
         let t = &s.timing;
         let xfer = t.transfer_ns(s.geometry.page_size as u64);
         Latencies {
-            read: t.command_ns + t.read_ns + xfer,
-            write: t.command_ns + xfer + t.program_ns,
-            erase: t.command_ns + t.erase_ns,
+            read: t.command_ns[0] + t.read_ns + t.read_ready_ns + xfer,
+            write: t.command_ns[1] + xfer + t.program_ns,
+            erase: t.command_ns[2] + t.erase_ns,
             xfer,
             decode: t.ecc_ns,
         }

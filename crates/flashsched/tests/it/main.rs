@@ -5,6 +5,7 @@ mod rrwr;
 mod slacker;
 mod closed_loop;
 mod determinism;
+mod fidelity;
 mod endurance;
 mod pattern;
 mod ftl_props;

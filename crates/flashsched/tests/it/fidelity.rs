@@ -1,0 +1,82 @@
+//! Agreement with MQSim, request by request (docs/fidelity.md): every trace of
+//! ../shared/anchors/traces and the reference trace, replayed under `compat = "mqsim"` on the
+//! bench8x8 drive, against MQSim's answers in ../shared/anchors/mqsim. Prints the table that
+//! docs/fidelity.md shows (`cargo test --release -p flashsched --test it fidelity -- --nocapture`).
+
+use flashsched::fidelity::{compare, read_mqsim_csv, Agreement};
+use flashsched::{config, run, RunOptions};
+
+/// The agreement the issue asks for: 95% of requests within 1 us, means within 1%.
+const TOLERANCE_NS: u64 = 1000;
+const MIN_WITHIN: f64 = 0.95;
+const MAX_MEAN_DIFF: f64 = 0.01;
+
+fn replay(trace: &std::path::Path, sets: &[&str]) -> Vec<flashsched::RequestLogRow> {
+    let mut all = vec!["workload.kind=trace".to_string(), format!("workload.trace.path={}", trace.display())];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    let s = config::load(Some("bench8x8"), None, &all).unwrap_or_else(|e| panic!("{e}"));
+    run(&s, &RunOptions { request_log: true, ..Default::default() }, &mut |_| true).unwrap_or_else(|e| panic!("{e}")).request_log
+}
+
+fn line(name: &str, g: &Agreement) -> String {
+    let us = |ns: f64| ns / 1000.0;
+    format!(
+        "| {name} | {} | {:.2}% | {:.1} / {:.1} ({:+.2}%) | {:.1} / {:.1} ({:+.2}%) | {} |",
+        g.requests,
+        100.0 * g.within_fraction(),
+        us(g.read_mean.0),
+        us(g.read_mean.1),
+        100.0 * g.read_mean_diff(),
+        us(g.write_mean.0),
+        us(g.write_mean.1),
+        100.0 * g.write_mean_diff(),
+        g.max_diff_ns
+    )
+}
+
+fn check(name: &str, trace: &std::path::Path, anchor: &std::path::Path, sets: &[&str], failures: &mut Vec<String>) {
+    let theirs = read_mqsim_csv(anchor).unwrap_or_else(|e| panic!("{e}"));
+    let ours = replay(trace, sets);
+    if let Ok(dir) = std::env::var("FLASHSCHED_FIDELITY_DUMP") {
+        // Our request log beside theirs, for looking into a disagreement.
+        let mut csv = String::from("arrival_ns,complete_ns,op,offset,len\n");
+        for r in &ours {
+            csv += &format!("{},{},{},{},{}\n", r.arrival_ns, r.complete_ns, r.op.name(), r.offset, r.len);
+        }
+        std::fs::write(std::path::Path::new(&dir).join(format!("{name}.csv")), csv).unwrap();
+    }
+    let g = compare(&ours, &theirs, TOLERANCE_NS).unwrap_or_else(|e| panic!("{name}: {e}"));
+    println!("{}", line(name, &g));
+    if g.within_fraction() < MIN_WITHIN || g.read_mean_diff().abs() > MAX_MEAN_DIFF || g.write_mean_diff().abs() > MAX_MEAN_DIFF {
+        failures.push(line(name, &g));
+    }
+}
+
+#[test]
+fn mqsim_profile_agrees_with_mqsim_request_by_request() {
+    let Some(shared) = crate::shared() else { return };
+    let anchors = shared.join("anchors");
+    let mut failures = Vec::new();
+    println!("| run | requests | within 1 us | read mean ours / MQSim (us) | write mean ours / MQSim (us) | largest difference (ns) |");
+    println!("|---|---|---|---|---|---|");
+    let mut traces: Vec<_> = std::fs::read_dir(anchors.join("traces")).unwrap().map(|e| e.unwrap().path()).collect();
+    traces.sort();
+    for t in &traces {
+        let stem = t.file_stem().unwrap().to_str().unwrap();
+        for (setting, link) in [("default", "host.link=\"pcie\""), ("nopcie", "host.link=\"none\"")] {
+            let anchor = anchors.join(format!("mqsim/{stem}.{setting}.req.csv"));
+            check(&format!("{stem} ({setting})"), t, &anchor, &["compat=\"mqsim\"", link], &mut failures);
+        }
+    }
+    let bench = shared.join("bench/synth200k.mqsim.trace.gz");
+    check("bench8x8 (nopcie)", &bench, &anchors.join("mqsim/bench8x8.nopcie.req.csv.gz"), &["compat=\"mqsim\"", "host.link=\"none\""], &mut failures);
+    // MQSim with each die declared a chip has no chip-level locking: our die-level mode.
+    check(
+        "bench8x8 die-as-chip (nopcie)",
+        &bench,
+        &anchors.join("mqsim/bench8x8.die-as-chip.nopcie.req.csv.gz"),
+        &["compat=\"mqsim\"", "host.link=\"none\"", "device.advanced.interleave=true"],
+        &mut failures,
+    );
+    assert!(failures.is_empty(), "below {MIN_WITHIN} within {TOLERANCE_NS} ns or means off by more than {MAX_MEAN_DIFF}:\n{}", failures.join("\n"));
+}
