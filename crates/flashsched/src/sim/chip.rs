@@ -5,9 +5,18 @@
 //! die-interleaved command: the dies' transfers go back to back on the channel (each die asks
 //! for the bus in that order) and each die's array operation starts when its own transfer ends.
 //! The chip takes nothing else until the last of them is done.
+//!
+//! As in MQSim (`TSU_Base`), the command is led by the oldest transaction of the class, and
+//! another die joins only with a transaction of that class at the same page offset in its block
+//! as the leader (reads: the page read; writes: the page their plane would program next); the
+//! first such in its queue is taken, and multi-plane packing (`device.advanced.multi_plane`)
+//! fills each die's other planes the same way.
 
-use super::txn::TxnKind;
+use super::txn::{Txn, TxnId, TxnKind};
+use super::wear::Wear;
 use super::Simulator;
+use crate::ftl::{Ftl, Writer};
+use crate::nand::NONE;
 
 /// Priority of a transaction's class on a chip (lower first): MQSim serves reads (host and GC),
 /// then writes, then erases.
@@ -17,6 +26,18 @@ fn rank(kind: TxnKind) -> u8 {
         TxnKind::HostWrite | TxnKind::GcWrite => 1,
         TxnKind::Erase => 2,
     }
+}
+
+/// The page offset within its block that `x` would use: a read's page, the page a write's plane
+/// programs next; `None` for erases and reads of never-written pages.
+fn page_in_block(x: &Txn, ftl: &Ftl, wear: &Wear, pages_per_block: u32) -> Option<u32> {
+    let ppn = match x.kind {
+        TxnKind::HostRead | TxnKind::GcRead => Some(x.ppn).filter(|&p| p != NONE),
+        TxnKind::HostWrite => ftl.peek_in(x.plane, Writer::Host, wear.write_stream(x)),
+        TxnKind::GcWrite => ftl.peek_in(x.plane, Writer::Gc, wear.write_stream(x)),
+        TxnKind::Erase => None,
+    };
+    ppn.map(|p| p % pages_per_block)
 }
 
 impl Simulator {
@@ -45,17 +66,36 @@ impl Simulator {
                 return;
             };
             picks.retain(|p| p.0 == best);
-            picks.sort_unstable();
-            for &(_, _, _, d) in &picks {
+            let &(_, _, lead, lead_die) = picks.iter().min().expect("a pick of the best class");
+            self.chip_scratch = picks;
+            // The leader's page offset, taken before it starts (a write allocates its page then).
+            let ppb = self.layout.pages_per_block;
+            let page = page_in_block(self.txns.get(lead), &self.ftl, &self.wear, ppb);
+            let t = self.tsu.next(lead_die, &self.txns.items);
+            debug_assert_eq!(t, Some(lead), "next() returns what peek() showed");
+            if let Some(t) = t {
+                self.start_txn(lead_die, t);
+            }
+            for d in first..first + dpc {
                 // A start above may have started this die already (GC work it queued).
-                if self.flash.dies[d as usize].is_occupied() {
+                if d == lead_die || self.flash.dies[d as usize].is_occupied() || page.is_none() {
                     continue;
                 }
-                if let Some(t) = self.tsu.next(d, &self.txns.items) {
+                let mut out = std::mem::take(&mut self.pick_scratch);
+                {
+                    let (txns, ftl, wear) = (&self.txns.items, &self.ftl, &self.wear);
+                    let mut fits = |c: TxnId| {
+                        let x = &txns[c as usize];
+                        rank(x.kind) == best && page_in_block(x, ftl, wear, ppb) == page
+                    };
+                    self.tsu.take_companions(d, 1, &mut fits, &mut out);
+                }
+                if let Some(&t) = out.first() {
                     self.start_txn(d, t);
                 }
+                out.clear();
+                self.pick_scratch = out;
             }
-            self.chip_scratch = picks;
             // Every pick may have needed no flash work (a stale GC move) or had to wait for GC
             // (a write with no free page): then the chip is still idle and looks again.
         }
