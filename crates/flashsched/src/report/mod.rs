@@ -163,6 +163,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "host_pages_read": c.host_pages_read,
         "host_pages_written": c.host_pages_written,
         "host_reads_unmapped": c.host_reads_unmapped,
+        "rmw_reads": c.rmw_reads,
         "nand_pages_read": c.nand_pages_read,
         "nand_pages_written": c.nand_pages_written,
         "write_amplification": (waf * 1e6).round() / 1e6,

@@ -39,6 +39,15 @@ impl Simulator {
 
     pub(super) fn complete_host_txn(&mut self, t: TxnId) {
         let now = self.now;
+        if !self.rmw_waiting.is_empty() {
+            if let Some(w) = self.rmw_waiting.remove(&t) {
+                // A read-modify-write's read is done: its write may go (at the end of this event,
+                // with whatever else the device queue releases).
+                self.txns.get_mut(w).enqueued = now;
+                self.hil.push(w, self.txns.get(w));
+                self.need_dispatch = true;
+            }
+        }
         let txn = *self.txns.get(t);
         if self.tsu_observes {
             self.tsu.host_txn_done(t, &txn, now);
@@ -67,19 +76,33 @@ impl Simulator {
         }
     }
 
-    /// A device request finished: it, and every request merged into it, complete now.
+    /// A device request's flash work is done: it completes now, or once its way back over the
+    /// host link is (`link`).
     pub(super) fn complete_request(&mut self, id: ReqId) {
+        self.hil.on_request_done(id);
+        if self.link.enabled() {
+            self.link_out(id);
+        } else {
+            self.complete_to_host(id, 0);
+        }
+    }
+
+    /// A device request reached the host: it, and every request merged into it, complete now.
+    /// `link_ns` is the time its way back over the host link took (part of `device_queue`).
+    pub(super) fn complete_to_host(&mut self, id: ReqId, link_ns: u64) {
         self.outstanding -= 1;
         self.need_dispatch = true;
-        self.hil.on_request_done(id);
         let lead = self.reqs.items[id as usize];
         let stream = if lead.job == NONE { 0 } else { lead.job };
         let view = HostRequestView { arrival: lead.arrival, op: lead.op, offset: lead.dev_offset, len: lead.dev_len, stream };
         self.host.on_complete(id, &view, self.now);
         let mut b = lead.crit;
         if lead.subs_left == 0 && lead.crit_done == 0 {
-            // No flash work (trim, flush, skipped unmapped read): only host queueing.
-            b = Breakdown::default();
+            // No flash work (trim, flush, skipped unmapped read): host queueing, and the host
+            // link if there is one.
+            b = Breakdown { device_queue: self.now - lead.dispatched, ..Breakdown::default() };
+        } else {
+            b.device_queue += link_ns;
         }
         self.finish_request(id, b);
         if let Some(riders) = self.merged.remove(&id) {

@@ -1,7 +1,7 @@
 //! The simulator's events: what can happen at a point of simulated time. Equal-time events run
 //! in the order they were pushed (`engine::EventQueue`), so callers push in a fixed order.
 
-use super::txn::TxnId;
+use super::txn::{ReqId, TxnId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ev {
@@ -22,6 +22,8 @@ pub(super) enum Ev {
     HostWakeup,
     /// The workload's own timer (`Workload::next_wakeup`, e.g. a page-cache flusher).
     WorkloadWakeup,
+    /// A request's message on the host link arrived (`link`).
+    LinkHop(ReqId),
     /// A host read's ECC decoding finished.
     EccDone(TxnId),
     /// A chip went idle `device.idle.threshold` ago; ignored unless nothing reached it since (its

@@ -68,6 +68,9 @@ impl Simulator {
             subs: 0,
             sub_done_sum: 0.0,
             sub_done_sq: 0.0,
+            link_step: 0,
+            link_back: false,
+            link_start: 0,
         };
         let id: ReqId = self.reqs.insert(req);
         let stream = if r.job == crate::workload::NO_JOB { 0 } else { r.job };
@@ -93,7 +96,11 @@ impl Simulator {
             if !d.merged.is_empty() {
                 self.merged.insert(id, d.merged);
             }
-            self.split(id);
+            if self.link.enabled() {
+                self.link_in(id);
+            } else {
+                self.split(id);
+            }
         }
         // An idling scheduler holds requests back until a time of its choosing.
         if let Some(t) = self.host.wakeup() {
@@ -170,8 +177,20 @@ impl Simulator {
                         };
                         let die = self.layout.die_of_plane(plane);
                         let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
-                        self.hil.push(t, self.txns.get(t));
                         subs += 1;
+                        match self.ftl.lookup(lpn) {
+                            Some(old) if self.rmw && (bytes as u64) < ps => {
+                                // Read-modify-write: read the old page's other sectors first; the
+                                // write goes to the device queue when that read is done.
+                                let p = self.layout.plane_of(old);
+                                let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - bytes, self.now));
+                                self.rmw_waiting.insert(r, t);
+                                self.counters.rmw_reads += 1;
+                                self.hil.push(r, self.txns.get(r));
+                                subs += 1;
+                            }
+                            _ => self.hil.push(t, self.txns.get(t)),
+                        }
                     }
                     _ => {
                         self.ftl.trim(lpn);

@@ -16,6 +16,7 @@ mod event;
 mod frontend;
 mod gc;
 mod idle;
+mod link;
 mod placement;
 pub mod txn;
 mod wear;
@@ -75,6 +76,10 @@ struct Req {
     subs: u32,
     sub_done_sum: f64,
     sub_done_sq: f64,
+    /// On the host link (`link`): the next message of its way in or out, which way, since when.
+    link_step: u8,
+    link_back: bool,
+    link_start: Time,
 }
 
 /// One row of the per-request log.
@@ -220,6 +225,12 @@ pub struct Simulator {
     /// Reused buffers: a finished command's other transactions, and those packing picks.
     finish_scratch: Vec<TxnId>,
     pick_scratch: Vec<TxnId>,
+    /// `ftl.partial_writes = "read_modify_write"`, and the writes waiting for their old page's
+    /// read, by that read.
+    rmw: bool,
+    rmw_waiting: rustc_hash::FxHashMap<TxnId, TxnId>,
+    /// The host interface (`host.link`).
+    link: link::HostLink,
     /// Reused buffer: a chip's candidate transactions (`chip`).
     chip_scratch: Vec<(u8, Time, TxnId, u32)>,
     /// The device queue marks writes for speed-aware placement (VIOS) and the drive's blocks
@@ -317,6 +328,9 @@ impl Simulator {
             finish_scratch: Vec::new(),
             pick_scratch: Vec::new(),
             chip_scratch: Vec::new(),
+            link: link::HostLink::new(s),
+            rmw: s.resolved.str("ftl.partial_writes") == "read_modify_write",
+            rmw_waiting: rustc_hash::FxHashMap::default(),
             hil_places,
             speed: placement::SpeedCache::default(),
             cross_plane: false,
@@ -411,6 +425,7 @@ impl Simulator {
                 }
                 Ev::ReadOutDone(d) => self.finish_op(d),
                 Ev::EccDone(t) => self.complete_host_txn(t),
+                Ev::LinkHop(id) => self.link_hop(id),
                 Ev::ChipIdle(chip, _) => self.on_chip_idle(chip),
             }
             if self.need_dispatch {

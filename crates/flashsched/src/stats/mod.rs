@@ -256,6 +256,8 @@ pub struct DeviceCounters {
     pub host_pages_read: u64,
     pub host_pages_written: u64,
     pub host_reads_unmapped: u64,
+    /// Reads of an old page before a partial-page overwrite (`ftl.partial_writes`).
+    pub rmw_reads: u64,
     pub nand_pages_read: u64,
     pub nand_pages_written: u64,
     pub gc_invocations: u64,
@@ -303,6 +305,7 @@ impl DeviceCounters {
             host_pages_read: self.host_pages_read - o.host_pages_read,
             host_pages_written: self.host_pages_written - o.host_pages_written,
             host_reads_unmapped: self.host_reads_unmapped - o.host_reads_unmapped,
+            rmw_reads: self.rmw_reads - o.rmw_reads,
             nand_pages_read: self.nand_pages_read - o.nand_pages_read,
             nand_pages_written: self.nand_pages_written - o.nand_pages_written,
             gc_invocations: self.gc_invocations - o.gc_invocations,
