@@ -156,7 +156,7 @@ mod tests {
     }
 
     fn adv(mp: MultiPlane) -> Advanced {
-        Advanced { multi_plane: mp, interleave: true, dbsy_ns: 50, copyback_parity: true }
+        Advanced { multi_plane: mp, interleave: true, multi_die: false, dbsy_ns: 50, copyback_parity: true }
     }
 
     #[test]

@@ -116,6 +116,12 @@ impl Die {
         self.phase == Phase::Idle
     }
 
+    /// Running a program (its data-in started).
+    #[inline]
+    pub fn programming(&self) -> bool {
+        self.phase == Phase::Program
+    }
+
     /// Running an operation or holding a suspended one.
     #[inline]
     pub fn is_occupied(&self) -> bool {

@@ -378,7 +378,27 @@ impl Simulator {
     /// Put the die's transfer on the bus and schedule what follows it (`ctrl::Die::transfer_step`).
     pub(super) fn start_transfer(&mut self, ch: u32, die: u32) {
         let st = self.flash.start_transfer(ch, die, &mut self.txns.items, &self.ftl, self.now);
+        if self.ack_at_data_in && self.flash.dies[die as usize].programming() {
+            // The data-in just started: host writes are acknowledged when it ends.
+            self.events.push(self.now + st.dur, Ev::DataInDone(die));
+        }
         self.push_step(die, st);
+    }
+
+    /// The data-in of the program `die` runs ended (`device.write_ack = "data_in"`): acknowledge
+    /// its host writes.
+    pub(super) fn on_data_in_done(&mut self, die: u32) {
+        let lead = self.flash.dies[die as usize].txn();
+        let mut writes = std::mem::take(&mut self.finish_scratch);
+        writes.push(lead);
+        writes.extend_from_slice(self.flash.dies[die as usize].group());
+        for &t in &writes {
+            if self.txns.get(t).kind == TxnKind::HostWrite {
+                self.ack_write(t);
+            }
+        }
+        writes.clear();
+        self.finish_scratch = writes;
     }
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
@@ -515,7 +535,12 @@ impl Simulator {
                     // stream may not write again soon, and GC must be able to take the block.
                     self.ftl.close_if_full(txn.plane, self.layout.block_of(txn.ppn));
                 }
-                self.complete_host_txn(t);
+                if self.ack_at_data_in {
+                    // Acknowledged when its data-in ended (`ack_write`).
+                    self.txns.remove(t);
+                } else {
+                    self.complete_host_txn(t);
+                }
             }
             TxnKind::GcRead => {
                 self.counters.nand_pages_read += 1;

@@ -53,6 +53,26 @@ impl Simulator {
             self.tsu.host_txn_done(t, &txn, now);
         }
         self.txns.remove(t);
+        self.sub_request_done(&txn);
+    }
+
+    /// A host write whose page counts as written when its data-in ends (`device.write_ack =
+    /// "data_in"`, SSDSim): its request sees no program time; the die goes on programming, and
+    /// the transaction is freed when the program ends.
+    pub(super) fn ack_write(&mut self, t: TxnId) {
+        let mut txn = *self.txns.get(t);
+        if self.tsu_observes {
+            self.tsu.host_txn_done(t, &txn, self.now);
+        }
+        txn.array = 0;
+        self.sub_request_done(&txn);
+    }
+
+    /// One of a request's page transactions is done: account it, and complete the request when
+    /// it was the last.
+    #[inline(always)]
+    fn sub_request_done(&mut self, txn: &super::txn::Txn) {
+        let now = self.now;
         let ecc = txn.ecc as u64;
         let r = &mut self.reqs.items[txn.req as usize];
         let x = (now - r.arrival) as f64;

@@ -162,6 +162,8 @@ impl Simulator {
                             }
                         };
                         let die = self.layout.die_of_plane(plane);
+                        // SSDSim moves the whole page whatever the request asked for.
+                        let bytes = if self.read_whole_pages { ps as u32 } else { bytes };
                         let t = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, ppn, plane, die, bytes, self.now));
                         self.hil.push(t, self.txns.get(t));
                         subs += 1;
@@ -178,8 +180,8 @@ impl Simulator {
                         let die = self.layout.die_of_plane(plane);
                         let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
                         subs += 1;
-                        match self.ftl.lookup(lpn) {
-                            Some(old) if self.rmw && (bytes as u64) < ps => {
+                        match if self.rmw && (bytes as u64) < ps { self.ftl.lookup(lpn) } else { None } {
+                            Some(old) => {
                                 // Read-modify-write: read the old page's other sectors first; the
                                 // write goes to the device queue when that read is done.
                                 let p = self.layout.plane_of(old);

@@ -229,6 +229,10 @@ pub struct Simulator {
     /// read, by that read.
     rmw: bool,
     rmw_waiting: rustc_hash::FxHashMap<TxnId, TxnId>,
+    /// `device.write_ack = "data_in"`: host writes complete when their data-in ends.
+    ack_at_data_in: bool,
+    /// `device.channel.data_out = "page"`: reads move whole pages.
+    read_whole_pages: bool,
     /// The host interface (`host.link`).
     link: link::HostLink,
     /// Reused buffer: a chip's candidate transactions (`chip`).
@@ -329,6 +333,8 @@ impl Simulator {
             pick_scratch: Vec::new(),
             chip_scratch: Vec::new(),
             link: link::HostLink::new(s),
+            ack_at_data_in: s.resolved.str("device.write_ack") == "data_in",
+            read_whole_pages: s.resolved.str("device.channel.data_out") == "page",
             rmw: s.resolved.str("ftl.partial_writes") == "read_modify_write",
             rmw_waiting: rustc_hash::FxHashMap::default(),
             hil_places,
@@ -426,6 +432,7 @@ impl Simulator {
                 Ev::ReadOutDone(d) => self.finish_op(d),
                 Ev::EccDone(t) => self.complete_host_txn(t),
                 Ev::LinkHop(id) => self.link_hop(id),
+                Ev::DataInDone(d) => self.on_data_in_done(d),
                 Ev::ChipIdle(chip, _) => self.on_chip_idle(chip),
             }
             if self.need_dispatch {

@@ -4,6 +4,7 @@ mod advanced;
 mod rrwr;
 mod slacker;
 mod closed_loop;
+mod compat;
 mod determinism;
 mod fidelity;
 mod endurance;
