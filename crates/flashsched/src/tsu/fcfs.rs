@@ -1,6 +1,7 @@
 //! `fcfs`: first come, first served per die. Each die of a chip takes the oldest transaction queued
-//! for it, host and GC alike; a busy die does not hold up its neighbours (the chip-level queue is
-//! split per die, as MQSim's TSU walks the dies of a chip). No parameters.
+//! for it, host and GC alike; a busy die does not hold up its neighbours. (MQSim's TSU is not
+//! this: it keeps its queues per chip and serves reads before writes; `compat = "mqsim"` uses
+//! `o3` with chip-level commands, docs/fidelity.md.) No parameters.
 
 use std::collections::VecDeque;
 
