@@ -101,3 +101,13 @@ fn compat_profiles_name_every_choice_and_user_keys_win() {
     assert_eq!(latencies(&r), vec![1_000 + 4096 * 10]);
     assert!(flashsched::config::load(Some("tiny"), None, &["compat=bogus".into()]).unwrap_err().to_string().contains("compat"));
 }
+
+#[test]
+fn sata_link_adds_its_delay_and_the_data_at_its_rate() {
+    let sets = ["host.link=sata", "host.sata.delay=400ns", "host.sata.rate=600MT/s"];
+    let data = 6_827; // ceil(4096 B / 600e6 B/s)
+    let r = run_lines("tiny", "sata-read", &[req(0, 0, PAGE, true)], &sets);
+    assert_eq!(latencies(&r), vec![400 + 1_000 + T_R + 40_960 + data]);
+    let w = run_lines("tiny", "sata-write", &[req(0, 0, PAGE, false)], &sets);
+    assert_eq!(latencies(&w), vec![400 + data + 1_000 + 40_960 + T_PROG]);
+}
