@@ -107,9 +107,10 @@ class Result:
     """One simulation's results.
 
     ``json`` is the fio-shaped document (``result.json["jobs"][0]["read"]["clat_ns"]``); ``summary``
-    the flat one-row summary; ``requests`` the per-request log (when asked for); ``intervals`` the
-    interval statistics (when ``stats.interval`` is set); ``lat_logs`` the fio-style latency logs
-    written (``write_lat_log``).
+    the flat one-row summary; ``requests`` the per-request log (when asked for with
+    ``request_log=True``); ``intervals`` the interval statistics (when ``stats.interval`` is set);
+    ``lat_logs`` the fio-style latency logs written (``write_lat_log``); ``request_log_file`` the
+    per-request log streamed to disk (``request_log_file``).
     """
 
     json: dict[str, Any]
@@ -117,6 +118,7 @@ class Result:
     interval_lines: list[str] = field(default_factory=list)
     request_columns: dict[str, list[Any]] | None = None
     lat_logs: list[Path] = field(default_factory=list)
+    request_log_file: Path | None = None
 
     @property
     def summary_frame(self) -> pd.DataFrame:
@@ -189,6 +191,7 @@ def simulate(
     progress: Callable[[float, int, int, int], Any] | None = None,
     json_plus: bool = False,
     write_lat_log: str | os.PathLike[str] | None = None,
+    request_log_file: str | os.PathLike[str] | None = None,
     **overrides: Any,
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
@@ -199,11 +202,17 @@ def simulate(
     ``--output-format=json+``). ``write_lat_log`` is a prefix: fio-style latency logs are written
     to ``PREFIX_lat.1.log``, ``PREFIX_clat.1.log`` and ``PREFIX_slat.1.log`` (fio's
     ``write_lat_log``), atomically; OSError if they cannot be.
+
+    ``request_log=True`` keeps the per-request log in memory for ``Result.requests`` (a DataFrame);
+    ``request_log_file`` streams it to disk during the run instead, as ``flashsched run
+    --request-log`` does (CSV, or Parquet when the name ends in .parquet): memory does not grow with
+    the number of requests. Both latency logs and request log files are written to temporary files
+    and appear only when the run succeeds; an error or Ctrl-C leaves nothing behind.
     """
     all_sets = workload_sets(workload, format) + list(sets) + overrides_to_sets(overrides)
     return simulate_sources(_sources(config), all_sets, request_log=request_log,
                             full_invariant_check=full_invariant_check, progress=progress,
-                            json_plus=json_plus, write_lat_log=write_lat_log)
+                            json_plus=json_plus, write_lat_log=write_lat_log, request_log_file=request_log_file)
 
 
 def lat_log_paths(prefix: str | os.PathLike[str]) -> list[Path]:
@@ -217,12 +226,29 @@ def lat_log_paths(prefix: str | os.PathLike[str]) -> list[Path]:
 def simulate_sources(sources: list[tuple[str, str, str]], sets: list[str], *, request_log: bool = False,
                      full_invariant_check: bool = False,
                      progress: Callable[[float, int, int, int], Any] | None = None,
-                     json_plus: bool = False, write_lat_log: str | os.PathLike[str] | None = None) -> Result:
-    """:func:`simulate` with the configuration already as native sources (used by sweeps)."""
+                     json_plus: bool = False, write_lat_log: str | os.PathLike[str] | None = None,
+                     request_log_file: str | os.PathLike[str] | None = None,
+                     request_log_csv: str | os.PathLike[str] | None = None) -> Result:
+    """:func:`simulate` with the configuration already as native sources (used by sweeps).
+    ``request_log_csv`` streams the per-request log to exactly that CSV file (the CLI's staging
+    file, :func:`flashsched.output.streamed_request_log`)."""
     lat_logs = lat_log_paths(write_lat_log) if write_lat_log is not None else []
     prefix = os.fspath(write_lat_log) if write_lat_log is not None else None
+    if request_log_file is not None:
+        from .output import commit_request_log, streamed_request_log
+
+        target = Path(request_log_file)
+        with streamed_request_log(target) as staged:
+            r = simulate_sources(sources, sets, request_log=request_log, full_invariant_check=full_invariant_check,
+                                 progress=progress, json_plus=json_plus, write_lat_log=write_lat_log,
+                                 request_log_csv=staged)
+            assert staged is not None
+            commit_request_log(staged, target)
+        r.request_log_file = target
+        return r
+    csv = os.fspath(request_log_csv) if request_log_csv is not None else None
     text, summary, intervals, log = _core.simulate(sources, sets, request_log, full_invariant_check, progress,
-                                                   json_plus, prefix)
+                                                   json_plus, prefix, csv)
     return Result(
         json=json.loads(text),
         summary={k: json.loads(v) for k, v in summary},

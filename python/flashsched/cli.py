@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from . import _core
-from .api import Result, simulate, trace_stats, _sources
-from .output import atomic_write_text, write_request_log, summary_csv
+from .api import Result, simulate, simulate_sources, trace_stats, workload_sets, _sources
+from .output import atomic_write_text, commit_request_log, streamed_request_log, summary_csv
 from .table import print_summary, print_trace_stats
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -164,22 +164,26 @@ def _run(args: argparse.Namespace) -> int:
     if args.write_lat_log is not None and not args.write_lat_log:
         raise ValueError("--write-lat-log: the prefix is empty")
     bar = _ProgressBar(not args.quiet)
-    try:
-        result = simulate(config, args.trace, format=args.format, sets=args.sets,
-                          request_log=args.request_log is not None,
-                          full_invariant_check=args.check_invariants, progress=bar,
-                          json_plus=args.output_format == "json+", write_lat_log=args.write_lat_log)
-    finally:
-        bar.close()
-    _write_outputs(result, args.output, args.csv, args.request_log, args.intervals)
+    # The request log streams to a hidden file during the run (memory does not grow with it); it
+    # takes its place with the other outputs, and is removed on any error.
+    with streamed_request_log(args.request_log) as staged_log:
+        try:
+            result = simulate_sources(_sources(config), workload_sets(args.trace, args.format) + args.sets,
+                                      full_invariant_check=args.check_invariants, progress=bar,
+                                      json_plus=args.output_format == "json+", write_lat_log=args.write_lat_log,
+                                      request_log_csv=staged_log)
+        finally:
+            bar.close()
+        _write_outputs(result, args.output, args.csv, args.intervals, staged_log, args.request_log)
     if not args.quiet:
         print_summary(result, sys.stderr if args.output is None else sys.stdout)
     return EXIT_OK if result.ssd["invariants"] == "ok" else EXIT_FAILED
 
 
-def _write_outputs(result: Result, output: Path | None, csv: Path | None, request_log: Path | None,
-                   intervals: Path | None) -> None:
-    """All outputs are rendered first, then each is written atomically (temp file + rename)."""
+def _write_outputs(result: Result, output: Path | None, csv: Path | None, intervals: Path | None,
+                   staged_log: Path | None, request_log: Path | None) -> None:
+    """All outputs are rendered first, then each is written atomically (temp file + rename); the
+    request log, already streamed to ``staged_log``, is moved (or converted) to ``request_log``."""
     text = json.dumps(result.json, indent=2) + "\n"
     if intervals is not None and not result.interval_lines:
         raise _core.ConfigError("--intervals needs stats.interval > 0, e.g. --set stats.interval=10ms")
@@ -189,10 +193,8 @@ def _write_outputs(result: Result, output: Path | None, csv: Path | None, reques
         atomic_write_text(output, text)
     if csv is not None:
         atomic_write_text(csv, summary_csv(result.summary))
-    if request_log is not None:
-        frame = result.requests
-        assert frame is not None
-        write_request_log(frame, request_log)
+    if staged_log is not None and request_log is not None:
+        commit_request_log(staged_log, request_log)
     if intervals is not None:
         atomic_write_text(intervals, "".join(line + "\n" for line in result.interval_lines))
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
-
-if TYPE_CHECKING:
-    import pandas as pd
+from typing import Any, Iterator, Mapping
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -41,14 +39,69 @@ def summary_csv(summary: Mapping[str, Any]) -> str:
     return buf.getvalue()
 
 
-def write_request_log(frame: pd.DataFrame, path: Path) -> None:
-    """CSV, or Parquet when the name ends in .parquet."""
+@contextmanager
+def streamed_request_log(path: Path | None) -> Iterator[Path | None]:
+    """A hidden CSV file beside ``path`` for the simulator to stream the request log to during the
+    run (the simulator writes it atomically too); :func:`commit_request_log` then puts it in place.
+    The hidden file is removed whatever happens, so an error or Ctrl-C leaves nothing behind and
+    ``path`` untouched. None gives None."""
+    if path is None:
+        yield None
+        return
     path = Path(path)
-    if path.suffix == ".parquet":
-        import io
+    # The simulator checks the path it writes, the hidden file: check this one before the run too.
+    if path.is_dir():
+        raise IsADirectoryError(f"cannot write {path}: it is a directory")
+    csv = path.with_name(f".{path.name}.{os.getpid()}-{os.urandom(4).hex()}.csv")
+    try:
+        yield csv
+    finally:
+        csv.unlink(missing_ok=True)
 
-        buf = io.BytesIO()
-        frame.to_parquet(buf, index=False)
-        atomic_write_bytes(path, buf.getvalue())
-    else:
-        atomic_write_text(path, frame.to_csv(index=False, lineterminator="\n"))
+
+def commit_request_log(csv: Path, path: Path) -> None:
+    """Move the streamed CSV log to ``path``, or convert it to Parquet there when the name ends in
+    .parquet (written atomically)."""
+    path = Path(path)
+    if path.suffix != ".parquet":
+        os.replace(csv, path)
+        return
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            _csv_to_parquet(Path(csv), out)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+# Bytes of CSV per Parquet row group (about 11,000 rows). pyarrow's own streaming CSV reader reads
+# ahead: its memory grew with the file (20 MiB for the reference run's 18 MB log, 40 MiB for four
+# times that), so the file is cut into blocks here and each is parsed on its own (3 MiB peak);
+# larger blocks cost more memory than they save time.
+_PARQUET_BLOCK = 1 << 20
+
+
+def _csv_to_parquet(csv: Path, out: Any) -> None:
+    """The request log as Parquet, one row group per block of the CSV: memory stays bounded."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    with csv.open("rb") as f:
+        columns = f.readline().decode().strip().split(",")
+        # Explicit types: a block is parsed without the others, and a log without rows has none.
+        types = {c: pa.string() if c == "op" else pa.int64() for c in columns}
+        read = pacsv.ReadOptions(column_names=columns, use_threads=False)
+        convert = pacsv.ConvertOptions(column_types=types)
+        with pq.ParquetWriter(out, pa.schema([(c, types[c]) for c in columns])) as w:
+            rest = b""
+            while block := f.read(_PARQUET_BLOCK):
+                block = rest + block
+                cut = block.rfind(b"\n") + 1
+                rest = block[cut:]
+                if cut:
+                    w.write_table(pacsv.read_csv(pa.py_buffer(block[:cut]), read_options=read, convert_options=convert))
+            if rest:
+                raise ValueError(f"{csv}: the request log ends without a newline")

@@ -38,6 +38,16 @@ def test_request_log_and_intervals() -> None:
     assert len(r.intervals) > 3 and "free_blocks" in r.intervals.columns
 
 
+def test_request_log_file_streams_to_disk(tmp_path: Path) -> None:
+    import pandas as pd
+
+    r = flashsched.simulate("tiny", SYNTH, request_log_file=tmp_path / "req.parquet")
+    assert r.requests is None and r.request_log_file == tmp_path / "req.parquet"
+    frame = pd.read_parquet(r.request_log_file)
+    assert len(frame) == 3000 and list(frame.columns)[:4] == ["arrival_ns", "dispatch_ns", "complete_ns", "op"]
+    assert [x.name for x in tmp_path.iterdir()] == ["req.parquet"]
+
+
 def test_same_seed_same_result_without_wall_clock() -> None:
     keys = flashsched._core.wall_clock_keys()
 

@@ -39,6 +39,51 @@ def test_run_outputs_to_files(tmp_path: Path) -> None:
     assert "latency (us)" in p.stdout  # the summary table goes to stdout when results go to -o
 
 
+def test_request_log_streamed_is_what_the_in_memory_log_gave(tmp_path: Path) -> None:
+    """--request-log streams the log to disk during the run; the file is what writing the log kept
+    in memory with pandas gives (and gave before it was streamed): CSV byte for byte, Parquet the
+    same frame."""
+    import pandas as pd
+
+    import flashsched
+
+    sets = [SYNTH[1], SYNTH[3], "workload.warmup=100"]
+    csv, parquet = tmp_path / "sub" / "req.csv", tmp_path / "req.parquet"
+    for log in (csv, parquet):
+        p = cli("run", "--preset", "tiny", "-q", "--set", sets[0], "--set", sets[1], "--set", sets[2],
+                "--request-log", str(log), "-o", str(tmp_path / "r.json"))
+        assert p.returncode == 0, p.stderr
+    frame = flashsched.simulate("tiny", sets=sets, request_log=True).requests
+    assert frame is not None and len(frame) == 1900
+    assert csv.read_text() == frame.to_csv(index=False, lineterminator="\n")
+    pd.testing.assert_frame_equal(pd.read_parquet(parquet), frame)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["r.json", "req.parquet", "sub"], "no staging file left"
+    assert [x.name for x in (tmp_path / "sub").iterdir()] == ["req.csv"]
+
+
+def test_failed_run_leaves_no_request_log(tmp_path: Path) -> None:
+    # The trace turns out malformed after 3000 requests have been simulated and logged.
+    lines = [f"{i * 20000} 0 {(i % 512) * 8} 8 {i % 2}" for i in range(3000)] + ["x 0 8 8 1"]
+    trace = write_trace(tmp_path / "bad.trace", lines)
+    old = tmp_path / "old.csv"
+    old.write_text("an earlier log\n")
+    for log in (tmp_path / "logs" / "req.csv", tmp_path / "req.parquet", old):
+        p = cli("run", "--preset", "tiny", "-q", "--trace", str(trace), "--format", "mqsim", "--request-log", str(log),
+                "--write-lat-log", str(tmp_path / "lat"), "-o", str(tmp_path / "r.json"))
+        assert p.returncode == 2 and f"{trace}:3001:" in p.stderr, p.stderr
+    assert old.read_text() == "an earlier log\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.trace", "logs", "old.csv"]
+    assert not list((tmp_path / "logs").iterdir()), "the directory is created, nothing is left in it"
+    # A directory in the way: an error before the run.
+    p = cli("run", "--preset", "tiny", "-q", *SYNTH, "--request-log", str(tmp_path / "logs"))
+    assert p.returncode == 2 and f"cannot write {tmp_path / 'logs'}: it is a directory" in p.stderr, p.stderr
+    # A usage error found after the run: the log is not put in place either.
+    p = cli("run", "--preset", "tiny", "-q", *SYNTH, "--request-log", str(old), "--intervals", str(tmp_path / "i.jsonl"))
+    assert p.returncode == 2 and "--intervals needs stats.interval" in p.stderr
+    assert old.read_text() == "an earlier log\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["bad.trace", "logs", "old.csv"]
+
+
 def test_unknown_key_exit_2_with_suggestion(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     p = cli("run", "--preset", "tiny", *SYNTH, "--set", "device.geometry.chanels=4", "-o", str(out))
@@ -183,7 +228,8 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "flashsched", "run", "--preset", "bench8x8", "-q", "-o", str(out),
-         "--set", "workload.kind=synthetic", "--set", "workload.synthetic.requests=100000000"],
+         "--set", "workload.kind=synthetic", "--set", "workload.synthetic.requests=100000000",
+         "--request-log", str(tmp_path / "req.csv"), "--write-lat-log", str(tmp_path / "lat")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"},
         # A test run in the background (nohup, `make test &`) inherits an ignored SIGINT, and Python
         # keeps it ignored: give the child the default disposition, as a terminal would.
@@ -199,7 +245,7 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
         raise
     assert proc.returncode == 130, err
     assert "interrupted" in err
-    assert not out.exists()
+    assert not list(tmp_path.iterdir()), "no output, no log streamed so far, no temporary file"
 
 
 def test_policies_lists_every_layer() -> None:

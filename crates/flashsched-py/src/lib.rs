@@ -5,8 +5,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use flashsched::config::{self, ConfigErrors, Options, Settings};
+use flashsched::report::request_log::{self as reqlog, CsvSink, LatLogSink};
 use flashsched::trace::{self, TraceReader};
-use flashsched::{Error, RunOptions};
+use flashsched::{Error, OutputError, RequestSink, RunOptions};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt};
 use pyo3::prelude::*;
@@ -84,12 +85,31 @@ fn resolve_config(py: Python<'_>, sources: Vec<(String, String, String)>, sets: 
     Ok((s.resolved.to_toml(), d.unbind()))
 }
 
+fn output_err(e: OutputError) -> PyErr {
+    pyo3::exceptions::PyOSError::new_err(e.to_string())
+}
+
+/// The sinks that stream the per-request log to disk during the run: CSV at `csv_path`, fio
+/// latency logs at `lat_log`. Opened before the run, so that an unwritable path fails at once.
+fn file_sinks(csv_path: Option<&str>, lat_log: Option<&str>) -> Result<Option<Box<dyn RequestSink>>, OutputError> {
+    let mut sinks: Vec<Box<dyn RequestSink>> = Vec::new();
+    if let Some(p) = csv_path {
+        sinks.push(Box::new(CsvSink::create(Path::new(p))?));
+    }
+    if let Some(prefix) = lat_log {
+        sinks.push(Box::new(LatLogSink::create(prefix)?));
+    }
+    Ok(reqlog::combine(sinks))
+}
+
 /// Run a simulation. Returns (json text, summary [(column, json value text)], interval lines,
-/// request-log columns or None). `json_plus` adds fio's latency `bins`; `lat_log` is a prefix for
-/// fio-style latency logs (PREFIX_lat.1.log, PREFIX_clat.1.log, PREFIX_slat.1.log), written here
-/// from the request-log rows without passing through Python (OSError if they cannot be written).
+/// request-log columns or None). `request_log` returns the per-request log's columns;
+/// `request_log_csv` streams it to that CSV file during the run instead (memory does not grow with
+/// the run). `json_plus` adds fio's latency `bins`; `lat_log` is a prefix for fio-style latency
+/// logs (PREFIX_lat.1.log, PREFIX_clat.1.log, PREFIX_slat.1.log), also streamed during the run.
+/// Files appear only when the run succeeds (OSError naming the file if they cannot be written).
 #[pyfunction]
-#[pyo3(signature = (sources, sets, request_log=false, full_invariant_check=false, progress=None, json_plus=false, lat_log=None))]
+#[pyo3(signature = (sources, sets, request_log=false, full_invariant_check=false, progress=None, json_plus=false, lat_log=None, request_log_csv=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -100,9 +120,11 @@ fn simulate(
     progress: Option<PyObject>,
     json_plus: bool,
     lat_log: Option<String>,
+    request_log_csv: Option<String>,
 ) -> PyResult<(String, Vec<(String, String)>, Vec<String>, Option<Py<PyDict>>)> {
     let s = settings(py, sources, sets)?;
-    let opts = RunOptions { request_log: request_log || lat_log.is_some(), full_invariant_check, json_plus };
+    let opts = RunOptions { request_log, full_invariant_check, json_plus };
+    let sink = file_sinks(request_log_csv.as_deref(), lat_log.as_deref()).map_err(output_err)?;
     let mut interrupted = false;
     let mut callback_error: Option<PyErr> = None;
     let result = py.allow_threads(|| {
@@ -126,7 +148,7 @@ fn simulate(
                 true
             })
         };
-        flashsched::run(&s, &opts, &mut hook)
+        flashsched::run_with_sink(&s, &opts, sink, &mut hook)
     });
     if interrupted {
         return Err(PyKeyboardInterrupt::new_err("simulation interrupted"));
@@ -139,10 +161,8 @@ fn simulate(
         Err(Error::Config(e)) => return Err(config_err(py, e)),
         Err(Error::Trace(e)) => return Err(trace_err(py, e)),
         Err(Error::Sim(e)) => return Err(SimulationError::new_err(e.to_string())),
+        Err(Error::Output(e)) => return Err(output_err(e)),
     };
-    if let Some(prefix) = &lat_log {
-        py.allow_threads(|| flashsched::report::write_lat_logs(prefix, &r.request_log))?;
-    }
     let summary = r.summary.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
     let log = if request_log {
         let d = PyDict::new(py);

@@ -43,9 +43,11 @@ pub mod workload;
 use std::time::Instant;
 
 pub use config::Settings;
+pub use report::request_log::{OutputError, RequestSink};
 pub use sim::{Progress, RequestLogRow, SimError};
 
-/// Any failure of a run, by layer. The CLI maps `Config` and `Trace` to exit code 2, the rest to 1.
+/// Any failure of a run, by layer. The CLI maps `Config`, `Trace` and `Output` to exit code 2, the
+/// rest to 1.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{0}")]
@@ -54,12 +56,16 @@ pub enum Error {
     Trace(#[from] trace::TraceError),
     #[error("{0}")]
     Sim(SimError),
+    /// The per-request log (or the latency logs) could not be written.
+    #[error("{0}")]
+    Output(#[from] OutputError),
 }
 
 impl From<SimError> for Error {
     fn from(e: SimError) -> Self {
         match e {
             SimError::Trace(t) => Error::Trace(t),
+            SimError::Output(o) => Error::Output(o),
             other => Error::Sim(other),
         }
     }
@@ -67,7 +73,8 @@ impl From<SimError> for Error {
 
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
-    /// Keep one row per measured request.
+    /// Keep one row per measured request in memory (`RunResult::request_log`); to stream the log
+    /// to disk instead, give [`run_with_sink`] a sink.
     pub request_log: bool,
     /// Walk every page at the end to check the FTL invariants (slow on large drives).
     pub full_invariant_check: bool,
@@ -83,23 +90,46 @@ pub struct RunResult {
     pub summary: Vec<(String, serde_json::Value)>,
     /// Interval statistics, one JSON object per line.
     pub intervals: Vec<String>,
+    /// The per-request log, with `RunOptions::request_log` (empty otherwise).
     pub request_log: Vec<RequestLogRow>,
 }
 
 /// Simulate one configuration with its configured workload.
 pub fn run(s: &Settings, opts: &RunOptions, hook: &mut dyn FnMut(&Progress) -> bool) -> Result<RunResult, Error> {
+    run_with_sink(s, opts, None, hook)
+}
+
+/// [`run`], handing the per-request log to `sink` as the run produces it (e.g. a
+/// [`report::request_log::CsvSink`] streaming it to disk); with `opts.request_log` the rows are
+/// kept in memory as well. The sink is finished (its files renamed into place) only when the run
+/// succeeds; on any error it is dropped, which removes its temporary files.
+pub fn run_with_sink(
+    s: &Settings,
+    opts: &RunOptions,
+    sink: Option<Box<dyn RequestSink>>,
+    hook: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunResult, Error> {
     let t0 = Instant::now();
     let unix_time_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
     let workload = workload::build(s)?;
+    let mut sinks: Vec<Box<dyn RequestSink>> = Vec::new();
+    if opts.request_log {
+        sinks.push(Box::new(report::request_log::MemorySink::default()));
+    }
+    sinks.extend(sink);
     let sim = sim::Simulator::new(s, workload)?
-        .with_request_log(opts.request_log)
+        .with_request_sink(report::request_log::combine(sinks))
         .with_full_invariant_check(opts.full_invariant_check);
     let setup_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut outcome = sim.run(hook)?;
+    let request_log = match outcome.request_sink.take() {
+        Some(sink) => sink.finish()?,
+        None => Vec::new(),
+    };
     let info = report::RunInfo { unix_time_ms, setup_s, simulate_s: t1.elapsed().as_secs_f64() };
     let json = report::to_json(s, &outcome, &info, opts.json_plus);
     let summary = report::summary_row(s, &json);
@@ -107,6 +137,6 @@ pub fn run(s: &Settings, opts: &RunOptions, hook: &mut dyn FnMut(&Progress) -> b
         json,
         summary,
         intervals: std::mem::take(&mut outcome.intervals),
-        request_log: std::mem::take(&mut outcome.request_log),
+        request_log,
     })
 }

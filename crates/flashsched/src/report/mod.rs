@@ -1,17 +1,18 @@
 //! Results in fio's JSON layout (`jobs[0].read.clat_ns.percentile["99.000000"]`) plus an `ssd`
 //! block of device internals, a flat one-row summary for tables and sweeps, and the per-request log
-//! as CSV. Every field is documented in docs/reference/output.md.
+//! ([`request_log`]: CSV and fio latency logs, streamed while the run goes). Every field is
+//! documented in docs/reference/output.md.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
 use crate::config::Settings;
-use crate::sim::{RequestLogRow, RunOutcome};
-use crate::trace::Op;
+use crate::sim::RunOutcome;
 use crate::stats::{round3, DirStats, Dist, STAGES};
+
+pub mod request_log;
+pub use request_log::{lat_log_paths, write_lat_logs, OutputError, RequestSink, LAT_LOG_KINDS, REQUEST_LOG_COLUMNS};
 
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -395,106 +396,6 @@ pub fn summary_csv(row: &[(String, Value)]) -> String {
     format!("{}\n{}\n", header.join(","), values.join(","))
 }
 
-/// Column names of the per-request log, in order.
-pub const REQUEST_LOG_COLUMNS: [&str; 14] = [
-    "arrival_ns", "dispatch_ns", "complete_ns", "op", "offset", "len", "lat_ns",
-    "host_queue_ns", "device_queue_ns", "die_wait_ns", "channel_wait_ns", "bus_ns", "array_ns", "ecc_ns",
-];
-
-/// fio's latency logs (`write_lat_log=PREFIX`): total, completion and submission latency, in the
-/// order of [`lat_log_paths`].
-pub const LAT_LOG_KINDS: [&str; 3] = ["lat", "clat", "slat"];
-
-/// The files `--write-lat-log PREFIX` writes, named as fio names them for its first job:
-/// `PREFIX_lat.1.log`, `PREFIX_clat.1.log`, `PREFIX_slat.1.log`.
-pub fn lat_log_paths(prefix: &str) -> [PathBuf; 3] {
-    LAT_LOG_KINDS.map(|kind| PathBuf::from(format!("{prefix}_{kind}.1.log")))
-}
-
-/// fio's data direction: 0 read, 1 write, 2 trim; flushes have no latency log line.
-fn fio_ddir(op: Op) -> Option<u8> {
-    match op {
-        Op::Read => Some(0),
-        Op::Write => Some(1),
-        Op::Trim => Some(2),
-        Op::Flush => None,
-    }
-}
-
-/// One line of a fio log with `log_offset=1`, as fio 3.x writes it: `time (ms), value (ns), data
-/// direction, block size (bytes), offset (bytes), command priority` (always 0 here).
-fn lat_log_line(out: &mut impl Write, time_ns: u64, value_ns: u64, ddir: u8, r: &RequestLogRow) -> std::io::Result<()> {
-    writeln!(out, "{}, {}, {}, {}, {}, 0", time_ns / 1_000_000, value_ns, ddir, r.len, r.offset)
-}
-
-/// Write fio-style latency logs of the measured reads, writes and trims (the per-request log
-/// rows): `PREFIX_lat.1.log` and `PREFIX_clat.1.log` one line per request at its completion time
-/// (completion order), `PREFIX_slat.1.log` one line per request at its dispatch time (dispatch
-/// order), as fio logs submission latency when it submits. Time is simulated ms since the start of
-/// the simulation (truncated, as fio does), values are ns. Each file is written to a temporary
-/// file beside it; they are renamed into place only once all three are complete, and on any error
-/// none of the three is left behind. Returns the paths written.
-pub fn write_lat_logs(prefix: &str, rows: &[RequestLogRow]) -> std::io::Result<[PathBuf; 3]> {
-    use std::io::{Error, ErrorKind};
-    if prefix.is_empty() {
-        return Err(Error::new(ErrorKind::InvalidInput, "the latency log prefix is empty"));
-    }
-    let paths = lat_log_paths(prefix);
-    let tmps: Vec<PathBuf> = paths
-        .iter()
-        .map(|p| {
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            p.with_file_name(format!(".{name}.tmp{}", std::process::id()))
-        })
-        .collect();
-    let with_path = |p: &Path, e: Error| Error::new(e.kind(), format!("{}: {e}", p.display()));
-    let write_all = || -> std::io::Result<()> {
-        if let Some(dir) = paths[0].parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| with_path(dir, e))?;
-        }
-        // Dispatch order for the submission log (stable: ties keep completion order).
-        let mut by_dispatch: Vec<usize> = (0..rows.len()).collect();
-        by_dispatch.sort_by_key(|&i| rows[i].dispatch_ns);
-        for (k, tmp) in tmps.iter().enumerate() {
-            let f = std::fs::File::create(tmp).map_err(|e| with_path(&paths[k], e))?;
-            let mut out = std::io::BufWriter::with_capacity(1 << 16, f);
-            let io = |e: Error| with_path(&paths[k], e);
-            if LAT_LOG_KINDS[k] == "slat" {
-                for &i in &by_dispatch {
-                    let r = &rows[i];
-                    if let Some(d) = fio_ddir(r.op) {
-                        lat_log_line(&mut out, r.dispatch_ns, r.dispatch_ns - r.arrival_ns, d, r).map_err(io)?;
-                    }
-                }
-            } else {
-                let total = LAT_LOG_KINDS[k] == "lat";
-                for r in rows {
-                    let Some(d) = fio_ddir(r.op) else { continue };
-                    let start = if total { r.arrival_ns } else { r.dispatch_ns };
-                    lat_log_line(&mut out, r.complete_ns, r.complete_ns - start, d, r).map_err(io)?;
-                }
-            }
-            out.flush().map_err(io)?;
-        }
-        for (k, (tmp, path)) in tmps.iter().zip(&paths).enumerate() {
-            if let Err(e) = std::fs::rename(tmp, path) {
-                // All three or none: take back the logs already renamed into place.
-                for done in &paths[..k] {
-                    let _ = std::fs::remove_file(done);
-                }
-                return Err(with_path(path, e));
-            }
-        }
-        Ok(())
-    };
-    write_all().inspect_err(|_| {
-        for tmp in &tmps {
-            let _ = std::fs::remove_file(tmp);
-        }
-    })?;
-    Ok(paths)
-}
-
 /// The JSON document with the wall-clock keys removed (for determinism checks).
 pub fn without_wall_clock(doc: &Value) -> Value {
     let mut d = doc.clone();
@@ -559,8 +460,12 @@ fn commands_json(c: &crate::stats::DeviceCounters) -> Value {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
+    use crate::sim::RequestLogRow;
     use crate::stats::Breakdown;
+    use crate::trace::Op;
 
     fn row(arrival: u64, dispatch: u64, complete: u64, op: Op, offset: u64, len: u64) -> RequestLogRow {
         RequestLogRow { arrival_ns: arrival, dispatch_ns: dispatch, complete_ns: complete, op, offset, len, stages: Breakdown::default() }

@@ -132,6 +132,18 @@ impl Simulator {
         }
     }
 
+    /// The per-request log's sink learns of the measured requests among `id` and `merged` going
+    /// to the device now (it keeps the submission log in dispatch order).
+    pub(super) fn log_dispatch(&mut self, id: ReqId, merged: &[ReqId]) {
+        let Some(sink) = self.request_sink.as_deref_mut() else { return };
+        for &i in std::iter::once(&id).chain(merged) {
+            let r = &self.reqs.items[i as usize];
+            if r.measured {
+                sink.dispatched(r.op, r.dispatched);
+            }
+        }
+    }
+
     /// Account one host request as complete; `b` holds the device stages of the request that
     /// carried it to the device (its own host queueing is filled in here).
     pub(super) fn finish_request(&mut self, id: ReqId, mut b: Breakdown) {
@@ -173,8 +185,8 @@ impl Simulator {
         if self.intervals.enabled() && matches!(r.op, Op::Read | Op::Write) {
             self.intervals.record(r.op == Op::Read, r.len, now - r.arrival);
         }
-        if self.log_requests {
-            self.request_log.push(RequestLogRow {
+        if let Some(sink) = self.request_sink.as_deref_mut() {
+            sink.completed(&RequestLogRow {
                 arrival_ns: r.arrival,
                 dispatch_ns: r.dispatched,
                 complete_ns: now,

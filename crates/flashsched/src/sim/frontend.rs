@@ -93,6 +93,10 @@ impl Simulator {
                 // Merged requests ride on `id`: same dispatch, same completion.
                 self.reqs.items[m as usize].dispatched = self.now;
             }
+            if self.request_sink.is_some() {
+                // Before `split`: a request without flash work completes inside it.
+                self.log_dispatch(id, &d.merged);
+            }
             if !d.merged.is_empty() {
                 self.merged.insert(id, d.merged);
             }

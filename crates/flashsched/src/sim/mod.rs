@@ -28,6 +28,7 @@ use crate::ftl::{self, alloc::PageAllocator, gc::VictimPolicy, Ftl};
 use crate::hil::{self, DeviceQueue};
 use crate::host::{self, HostScheduler};
 use crate::nand::Layout;
+use crate::report::request_log::{MemorySink, OutputError, RequestSink};
 use crate::stats::{interval::IntervalStats, Breakdown, DeviceCounters, DirStats};
 use crate::trace::{Op, TraceError};
 use crate::tsu::{self, TransactionScheduler};
@@ -45,6 +46,9 @@ pub enum SimError {
     Stalled { time_ns: u64, outstanding: u64, why: String },
     #[error("cancelled")]
     Cancelled,
+    /// The per-request log could not be written (the run stops when it notices).
+    #[error(transparent)]
+    Output(#[from] OutputError),
 }
 
 
@@ -82,7 +86,7 @@ struct Req {
     link_start: Time,
 }
 
-/// One row of the per-request log.
+/// One row of the per-request log (handed to a [`RequestSink`] as the request completes).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RequestLogRow {
     pub arrival_ns: u64,
@@ -127,7 +131,9 @@ pub struct RunOutcome {
     pub ftl_memory_bytes: usize,
     pub workload: serde_json::Value,
     pub intervals: Vec<String>,
-    pub request_log: Vec<RequestLogRow>,
+    /// The per-request log's sink, to be finished by the caller (files are renamed into place
+    /// then).
+    pub request_sink: Option<Box<dyn RequestSink>>,
     pub invariants_ok: Result<(), String>,
     /// The reliability-aware model's counters (variation, LDPC levels), when it is used.
     pub reliability: Option<crate::nand::reliable::ReliabilityReport>,
@@ -214,8 +220,8 @@ pub struct Simulator {
     trim: DirStats,
     free_min: u32,
     intervals: IntervalStats,
-    log_requests: bool,
-    request_log: Vec<RequestLogRow>,
+    /// Where the per-request log goes (none: no log, one branch per request).
+    request_sink: Option<Box<dyn RequestSink>>,
     full_check: bool,
     /// Transactions are being released to the chips at this instant; dies start after
     /// (`drain_hil`, multi-plane packing).
@@ -324,8 +330,7 @@ impl Simulator {
             trim: DirStats::default(),
             free_min,
             intervals: IntervalStats::new(s.stats_interval_ns),
-            log_requests: false,
-            request_log: Vec::new(),
+            request_sink: None,
             full_check: false,
             batching: false,
             pending_dies: Vec::new(),
@@ -354,9 +359,15 @@ impl Simulator {
         Ok(sim)
     }
 
-    /// Keep one row per measured request (the per-request log).
-    pub fn with_request_log(mut self, on: bool) -> Self {
-        self.log_requests = on;
+    /// Keep one row per measured request in memory (the per-request log).
+    pub fn with_request_log(self, on: bool) -> Self {
+        self.with_request_sink(if on { Some(Box::new(MemorySink::default())) } else { None })
+    }
+
+    /// Hand one row per measured request to `sink` as it completes (the per-request log, kept in
+    /// memory or streamed to disk).
+    pub fn with_request_sink(mut self, sink: Option<Box<dyn RequestSink>>) -> Self {
+        self.request_sink = sink;
         self
     }
 
@@ -451,6 +462,9 @@ impl Simulator {
                 if !hook(&p) {
                     return Err(SimError::Cancelled);
                 }
+                if let Some(sink) = self.request_sink.as_deref_mut() {
+                    sink.check()?;
+                }
             }
         }
         if self.outstanding > 0 || !self.host.is_empty() {
@@ -512,7 +526,7 @@ impl Simulator {
             ftl_memory_bytes: self.ftl.memory_bytes(),
             workload: self.workload.describe(),
             intervals: self.intervals.lines,
-            request_log: self.request_log,
+            request_sink: self.request_sink.take(),
             invariants_ok: if self.full_check { self.ftl.check_invariants() } else { self.ftl.quick_check() },
             reliability: self.flash.latency.report(),
             idle: self.idle_task.as_ref().map(|t| (t.name(), t.report())),

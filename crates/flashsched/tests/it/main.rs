@@ -15,6 +15,7 @@ mod synthetic;
 mod golden;
 mod host_policies;
 mod page_cache;
+mod request_log;
 mod ldpc;
 mod timing;
 mod traces;
