@@ -121,6 +121,9 @@ pub struct Ftl {
     blocks: BlockTable,
     /// Reverse maps, `pages_per_block` entries per block that has ever been opened.
     p2l: Vec<Lpn>,
+    /// Reverse-map slots given back by blocks that hold no valid page (nothing reads them): the
+    /// map's size follows the blocks holding data, not every block ever written.
+    p2l_free: Vec<u32>,
     pub planes: Vec<PlaneState>,
     /// The block each stream opens when it needs one.
     pub open_rules: [OpenRule; STREAMS],
@@ -151,6 +154,7 @@ impl Ftl {
             valid_bits: ValidBits::new(&layout),
             blocks: BlockTable::new(&layout, BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }),
             p2l: Vec::new(),
+            p2l_free: Vec::new(),
             planes,
             open_rules: [OpenRule::Oldest; STREAMS],
             chip_frontier_gen: vec![0; layout.chips() as usize],
@@ -473,8 +477,16 @@ impl Ftl {
         ps.free_blocks -= 1;
         ps.free_gen += 1;
         if self.blocks[b].p2l_slot == NONE {
-            self.blocks[b].p2l_slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
-            self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
+            self.blocks[b].p2l_slot = match self.p2l_free.pop() {
+                // A reused slot's old entries are never read: only valid pages' entries are,
+                // and each is written when its page is programmed.
+                Some(slot) => slot,
+                None => {
+                    let slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
+                    self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
+                    slot
+                }
+            };
         }
         b
     }
@@ -495,8 +507,20 @@ impl Ftl {
         let block = self.layout.block_of(ppn);
         debug_assert!(self.is_valid(ppn));
         self.valid_bits.clear(ppn);
-        self.blocks[block].valid -= 1;
-        self.blocks[block].invalid += 1;
+        let b = &mut self.blocks[block];
+        b.valid -= 1;
+        b.invalid += 1;
+        if b.valid == 0 && b.state != BlockState::Active {
+            self.release_p2l(block);
+        }
+    }
+
+    /// `block` holds no valid page and takes no more programs: its reverse map can go to another.
+    fn release_p2l(&mut self, block: u32) {
+        let slot = std::mem::replace(&mut self.blocks[block].p2l_slot, NONE);
+        if slot != NONE {
+            self.p2l_free.push(slot);
+        }
     }
 
     /// Discard a logical page (TRIM): its physical copy becomes invalid. Returns whether it was mapped.
@@ -556,6 +580,7 @@ impl Ftl {
         let ppb = self.layout.pages_per_block;
         let first = block * ppb;
         self.valid_bits.clear_range(first, ppb);
+        self.release_p2l(block);
         self.blocks[block].write_ptr = 0;
         self.blocks[block].invalid = 0;
         self.blocks[block].erase_count += 1;
