@@ -37,15 +37,21 @@ impl<K: Copy> EventQueue<K> {
         let h = &mut self.heap;
         let mut i = h.len();
         h.push((key, kind));
-        while i > 0 {
-            let parent = (i - 1) >> 2;
-            if h[parent].0 <= key {
-                break;
+        // SAFETY (both loops): every index is below `h.len()`: `i` starts at the last slot and
+        // only moves to parents, which are smaller. The hottest loop of the simulator: bounds
+        // checks here cost more than the comparisons (docs/performance.md).
+        unsafe {
+            while i > 0 {
+                let parent = (i - 1) >> 2;
+                let p = *h.get_unchecked(parent);
+                if p.0 <= key {
+                    break;
+                }
+                *h.get_unchecked_mut(i) = p;
+                i = parent;
             }
-            h[i] = h[parent];
-            i = parent;
+            *h.get_unchecked_mut(i) = (key, kind);
         }
-        h[i] = (key, kind);
     }
 
     #[inline]
@@ -56,28 +62,34 @@ impl<K: Copy> EventQueue<K> {
         let n = h.len();
         if n > 0 {
             let mut i = 0;
-            loop {
-                let first = 4 * i + 1;
-                if first >= n {
-                    break;
-                }
-                let end = (first + 4).min(n);
-                let mut best = first;
-                let mut best_key = h[first].0;
-                for c in first + 1..end {
-                    let k = h[c].0;
-                    if k < best_key {
-                        best = c;
-                        best_key = k;
+            // SAFETY: `i` and `best` are below `n` (children are read only below `end <= n`),
+            // and `n == h.len()`.
+            unsafe {
+                loop {
+                    let first = 4 * i + 1;
+                    if first >= n {
+                        break;
                     }
+                    let end = (first + 4).min(n);
+                    let mut best = first;
+                    let mut best_key = h.get_unchecked(first).0;
+                    let mut c = first + 1;
+                    while c < end {
+                        let k = h.get_unchecked(c).0;
+                        if k < best_key {
+                            best = c;
+                            best_key = k;
+                        }
+                        c += 1;
+                    }
+                    if best_key >= last.0 {
+                        break;
+                    }
+                    *h.get_unchecked_mut(i) = *h.get_unchecked(best);
+                    i = best;
                 }
-                if best_key >= last.0 {
-                    break;
-                }
-                h[i] = h[best];
-                i = best;
+                *h.get_unchecked_mut(i) = last;
             }
-            h[i] = last;
         }
         Some(Event { time: (top.0 >> 64) as u64, kind: top.1 })
     }
