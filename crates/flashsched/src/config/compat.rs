@@ -30,8 +30,12 @@ pub fn apply(options: &Options) -> Result<Options, ConfigErrors> {
     let origin = format!("compat {name}");
     profile.merge_toml_str(text, &origin, 0).map_err(|e| ConfigErrors::one(ConfigError::new("compat", &origin, e.to_string())))?;
     let mut out = options.clone();
+    let set_by_user = |o: &Options, path: &str| o.get(path).is_some_and(|e| !e.origin.starts_with("preset "));
+    // The per-operation command times stand in for device.timing.command: a user who set that
+    // one keeps it for every operation they did not set on its own.
+    let common_command = set_by_user(options, "device.timing.command");
     for (path, entry) in profile.entries {
-        let user_set = out.get(&path).is_some_and(|e| !e.origin.starts_with("preset "));
+        let user_set = set_by_user(&out, &path) || (common_command && path.starts_with("device.timing.command_"));
         if !user_set {
             out.entries.insert(path, Entry { value: entry.value, origin: origin.clone() });
         }
@@ -57,6 +61,12 @@ mod tests {
         assert!(r.bool("device.advanced.interleave"), "the user's --set wins");
         assert_eq!(r.origin("device.advanced.interleave"), "--set");
         assert_eq!(r.str("tsu.scheduler"), "o3");
+        // The user's common command time beats the profile's per-operation ones.
+        let mut o = Options::from_preset("bench8x8").unwrap();
+        o.set("device.timing.command=5us").unwrap();
+        o.set("compat=mqsim").unwrap();
+        o.set("device.timing.command_read=1us").unwrap();
+        assert_eq!(Settings::from_options(&o).unwrap().timing.command_ns, [1_000, 5_000, 5_000]);
     }
 
     #[test]

@@ -379,26 +379,32 @@ impl Simulator {
     pub(super) fn start_transfer(&mut self, ch: u32, die: u32) {
         let st = self.flash.start_transfer(ch, die, &mut self.txns.items, &self.ftl, self.now);
         if self.ack_at_data_in && self.flash.dies[die as usize].programming() {
-            // The data-in just started: host writes are acknowledged when it ends.
-            self.events.push(self.now + st.dur, Ev::DataInDone(die));
+            // The data-in just started: its host writes are acknowledged when it ends. Named one
+            // by one now: a suspension decided meanwhile moves the command's group aside.
+            let end = self.now + st.dur;
+            let lead = *self.txns.get(self.flash.dies[die as usize].txn());
+            let lead_id = self.flash.dies[die as usize].txn();
+            if lead.kind == TxnKind::HostWrite {
+                self.events.push(end, Ev::DataInDone(lead_id));
+            }
+            for i in 0..self.flash.dies[die as usize].group().len() {
+                let m = self.flash.dies[die as usize].group()[i];
+                let x = self.txns.get_mut(m);
+                if x.kind == TxnKind::HostWrite {
+                    // The command's stages so far are the leader's (finish_command sets them
+                    // again, identically, when the program ends).
+                    x.die_wait = lead.die_wait + lead.enqueued - x.enqueued;
+                    (x.chan_wait, x.bus) = (lead.chan_wait, lead.bus);
+                    self.events.push(end, Ev::DataInDone(m));
+                }
+            }
         }
         self.push_step(die, st);
     }
 
-    /// The data-in of the program `die` runs ended (`device.write_ack = "data_in"`): acknowledge
-    /// its host writes.
-    pub(super) fn on_data_in_done(&mut self, die: u32) {
-        let lead = self.flash.dies[die as usize].txn();
-        let mut writes = std::mem::take(&mut self.finish_scratch);
-        writes.push(lead);
-        writes.extend_from_slice(self.flash.dies[die as usize].group());
-        for &t in &writes {
-            if self.txns.get(t).kind == TxnKind::HostWrite {
-                self.ack_write(t);
-            }
-        }
-        writes.clear();
-        self.finish_scratch = writes;
+    /// The data-in of host write `t` ended (`device.write_ack = "data_in"`): acknowledge it.
+    pub(super) fn on_data_in_done(&mut self, t: TxnId) {
+        self.ack_write(t);
     }
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.

@@ -76,6 +76,11 @@ impl Simulator {
             if let Some(t) = t {
                 self.start_txn(lead_die, t);
             }
+            if self.flash.dies[lead_die as usize].txn() != lead {
+                // The leader needed no flash work (a stale GC move) or waits for GC: no command
+                // to join; look again (or, if what that queued started, stop).
+                continue;
+            }
             for d in first..first + dpc {
                 // A start above may have started this die already (GC work it queued).
                 if d == lead_die || self.flash.dies[d as usize].is_occupied() || page.is_none() {

@@ -39,20 +39,24 @@ impl Simulator {
 
     pub(super) fn complete_host_txn(&mut self, t: TxnId) {
         let now = self.now;
-        if !self.rmw_waiting.is_empty() {
-            if let Some(w) = self.rmw_waiting.remove(&t) {
-                // A read-modify-write's read is done: its write may go (at the end of this event,
-                // with whatever else the device queue releases).
-                self.txns.get_mut(w).enqueued = now;
-                self.hil.push(w, self.txns.get(w));
-                self.need_dispatch = true;
-            }
-        }
         let txn = *self.txns.get(t);
         if self.tsu_observes {
             self.tsu.host_txn_done(t, &txn, now);
         }
         self.txns.remove(t);
+        if !self.rmw_waiting.is_empty() {
+            if let Some(w) = self.rmw_waiting.remove(&t) {
+                // A read-modify-write's read is done: its write may go (at the end of this event,
+                // with whatever else the device queue releases). The read is a step of the
+                // write, not a piece of the request: no slack or stages of its own (the write's
+                // device_queue holds it).
+                self.txns.get_mut(w).enqueued = now;
+                self.hil.push(w, self.txns.get(w));
+                self.need_dispatch = true;
+                self.reqs.items[txn.req as usize].subs_left -= 1;
+                return;
+            }
+        }
         self.sub_request_done(&txn);
     }
 

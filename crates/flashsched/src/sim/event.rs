@@ -24,8 +24,8 @@ pub(super) enum Ev {
     WorkloadWakeup,
     /// A request's message on the host link arrived (`link`).
     LinkHop(ReqId),
-    /// The data-in of a die's program ended (`device.write_ack = "data_in"`).
-    DataInDone(u32),
+    /// The data-in of a host write's program ended (`device.write_ack = "data_in"`).
+    DataInDone(TxnId),
     /// A host read's ECC decoding finished.
     EccDone(TxnId),
     /// A chip went idle `device.idle.threshold` ago; ignored unless nothing reached it since (its

@@ -123,6 +123,8 @@ impl Simulator {
         let r = self.reqs.items[id as usize];
         let ps = self.page_size;
         let mut subs = 0u32;
+        // Reads of read-modify-writes among them: steps of their writes, not sub-requests.
+        let mut rmw_reads = 0u32;
         if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.dev_len > 0 {
             let first = r.dev_offset / ps;
             let last = (r.dev_offset + r.dev_len - 1) / ps;
@@ -194,6 +196,7 @@ impl Simulator {
                                 self.counters.rmw_reads += 1;
                                 self.hil.push(r, self.txns.get(r));
                                 subs += 1;
+                                rmw_reads += 1;
                             }
                             _ => self.hil.push(t, self.txns.get(t)),
                         }
@@ -205,7 +208,7 @@ impl Simulator {
             }
         }
         let r = &mut self.reqs.items[id as usize];
-        (r.subs_left, r.unqueued, r.subs) = (subs, subs, subs);
+        (r.subs_left, r.unqueued, r.subs) = (subs, subs, subs - rmw_reads);
         if subs == 0 {
             self.complete_request(id);
         }

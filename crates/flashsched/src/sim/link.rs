@@ -135,7 +135,8 @@ impl Simulator {
         match self.link.message(r.op, bytes, r.link_back, r.link_step) {
             Some((dir, payload, delay)) => {
                 self.reqs.items[id as usize].link_step += 1;
-                let at = self.link.send(dir, payload, self.now + delay);
+                // A processing delay (SATA's) holds the command, not the wire.
+                let at = if payload == 0 { self.now + delay } else { self.link.send(dir, payload, self.now + delay) };
                 self.events.push(at, Ev::LinkHop(id));
             }
             None if !r.link_back => {

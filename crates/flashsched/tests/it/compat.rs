@@ -111,3 +111,34 @@ fn sata_link_adds_its_delay_and_the_data_at_its_rate() {
     let w = run_lines("tiny", "sata-write", &[req(0, 0, PAGE, false)], &sets);
     assert_eq!(latencies(&w), vec![400 + data + 1_000 + 40_960 + T_PROG]);
 }
+
+#[test]
+fn data_in_acknowledgement_survives_a_suspended_multi_plane_program() {
+    // Review finding: a suspension decided during the data-in moved the command's other writes
+    // aside, their acknowledgement was lost and the run stalled.
+    let lines = [req(0, 0, PAGE, true), req(1_000, 0, PAGE, false), req(1_000, 4 * PAGE, PAGE, false), req(100_000, 12 * PAGE, PAGE, true)];
+    let sets = ["device.write_ack=data_in", "device.advanced.multi_plane=same_page", "device.suspend.program=true", "tsu.suspend_for_reads=true"];
+    let r = run_lines("tiny", "ack-suspend", &lines, &sets);
+    assert_eq!(r.request_log.len(), 4);
+    // Both writes of the two-plane program are acknowledged with the command's stages.
+    for row in r.request_log.iter().filter(|x| x.op == flashsched::trace::Op::Write) {
+        assert!(row.stages.bus > 0, "{row:?}");
+        assert_eq!(row.stages.values().iter().sum::<u64>(), row.complete_ns - row.arrival_ns);
+    }
+}
+
+#[test]
+fn sata_processing_delay_does_not_hold_the_wire() {
+    // Review finding: a read's data waited behind another request's processing delay.
+    let sets = ["host.link=sata", "host.sata.delay=10us", "host.sata.rate=600MT/s"];
+    let r = run_lines("tiny", "sata-delay", &[req(0, 0, PAGE, true), req(100_000, PAGE, PAGE, true)], &sets);
+    assert_eq!(latencies(&r)[0], 10_000 + 1_000 + T_R + 40_960 + 6_827);
+}
+
+#[test]
+fn a_read_modify_write_read_is_not_a_sub_request() {
+    let lines = [req(0, 0, PAGE, false), req(1_000_000, 0, 512, false)];
+    let r = run_lines("tiny", "rmw-slack", &lines, &["ftl.partial_writes=read_modify_write", "workload.warmup=1"]);
+    // One page written: no intra-request slack at all.
+    assert_eq!(r.json["ssd"]["slack"]["write"]["sub_requests"], 1, "{}", r.json["ssd"]["slack"]);
+}
