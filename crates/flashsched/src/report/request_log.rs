@@ -213,67 +213,35 @@ impl Drop for AtomicFile {
     }
 }
 
-/// "00" to "99": two digits per table look-up.
-const DIGIT_PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
-/// Longest line: 13 numbers of up to 20 digits, an operation's name, separators.
-const LINE_MAX: usize = 320;
-
-/// One line of a log, built from its end. The log is mostly integers and formatting them is most
-/// of its cost (`write!` costs several times this): a number's digits come out last first, so
-/// built backwards each lands in place, four per division and two per table look-up (as the
-/// `itoa` crate does), and the line is copied once, whole, into the file's buffer.
+/// One line of a log. The log is mostly integers and formatting them is most of its cost
+/// (`write!` costs several times this): `itoa` formats them, and the line is copied once, whole,
+/// into the file's buffer.
 struct Line {
-    buf: [u8; LINE_MAX],
-    start: usize,
+    buf: Vec<u8>,
+    digits: itoa::Buffer,
 }
 
 impl Line {
     fn new() -> Self {
-        Line { buf: [0; LINE_MAX], start: LINE_MAX }
+        Line { buf: Vec::with_capacity(320), digits: itoa::Buffer::new() }
     }
 
     fn clear(&mut self) {
-        self.start = LINE_MAX;
+        self.buf.clear();
     }
 
     fn as_bytes(&self) -> &[u8] {
-        &self.buf[self.start..]
+        &self.buf
     }
 
     #[inline]
     fn bytes(&mut self, b: &[u8]) {
-        self.start -= b.len();
-        self.buf[self.start..self.start + b.len()].copy_from_slice(b);
+        self.buf.extend_from_slice(b);
     }
 
     #[inline]
-    fn pair(&mut self, p: usize) {
-        self.bytes(&DIGIT_PAIRS[2 * p..2 * p + 2]);
-    }
-
-    #[inline]
-    fn u64(&mut self, mut v: u64) {
-        while v >= 10_000 {
-            let r = (v % 10_000) as usize;
-            v /= 10_000;
-            self.pair(r % 100);
-            self.pair(r / 100);
-        }
-        let mut v = v as usize;
-        if v >= 100 {
-            self.pair(v % 100);
-            v /= 100;
-        }
-        if v >= 10 {
-            self.pair(v);
-        } else {
-            self.bytes(&[b'0' + v as u8]);
-        }
+    fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(self.digits.format(v).as_bytes());
     }
 }
 
@@ -282,21 +250,21 @@ pub fn csv_header() -> String {
     REQUEST_LOG_COLUMNS.join(",") + "\n"
 }
 
-/// One CSV line of the log (last field first), as pandas' `to_csv` wrote it before the log was
-/// streamed: plain integers, the operation's name unquoted.
+/// One CSV line of the log, as pandas' `to_csv` wrote it before the log was streamed: plain
+/// integers, the operation's name unquoted.
 fn csv_row(line: &mut Line, r: &RequestLogRow) {
     let s = &r.stages;
     line.clear();
-    line.bytes(b"\n");
-    for v in [s.ecc, s.array, s.bus, s.channel_wait, s.die_wait, s.device_queue, s.host_queue, r.complete_ns - r.arrival_ns, r.len, r.offset] {
+    for v in [r.arrival_ns, r.dispatch_ns, r.complete_ns] {
         line.u64(v);
         line.bytes(b",");
     }
     line.bytes(r.op.name().as_bytes());
-    for v in [r.complete_ns, r.dispatch_ns, r.arrival_ns] {
+    for v in [r.offset, r.len, r.complete_ns - r.arrival_ns, s.host_queue, s.device_queue, s.die_wait, s.channel_wait, s.bus, s.array, s.ecc] {
         line.bytes(b",");
         line.u64(v);
     }
+    line.bytes(b"\n");
 }
 
 /// The per-request log as CSV (`--request-log FILE.csv`), streamed to disk.
@@ -352,11 +320,13 @@ fn fio_ddir(op: Op) -> Option<u8> {
 /// direction, block size (bytes), offset (bytes), command priority` (always 0 here).
 fn lat_log_line(line: &mut Line, time_ns: u64, value_ns: u64, ddir: u8, r: &RequestLogRow) {
     line.clear();
-    line.bytes(b"0\n");
-    for v in [r.offset, r.len, ddir as u64, value_ns, time_ns / 1_000_000] {
-        line.bytes(b", ");
+    for (i, v) in [time_ns / 1_000_000, value_ns, ddir as u64, r.len, r.offset].into_iter().enumerate() {
+        if i > 0 {
+            line.bytes(b", ");
+        }
         line.u64(v);
     }
+    line.bytes(b", 0\n");
 }
 
 /// Requests dispatched in the same ns, and how many of them have not completed yet.

@@ -382,8 +382,8 @@ impl Simulator {
             // The data-in just started: its host writes are acknowledged when it ends. Named one
             // by one now: a suspension decided meanwhile moves the command's group aside.
             let end = self.now + st.dur;
-            let lead = *self.txns.get(self.flash.dies[die as usize].txn());
             let lead_id = self.flash.dies[die as usize].txn();
+            let lead = *self.txns.get(lead_id);
             if lead.kind == TxnKind::HostWrite {
                 self.events.push(end, Ev::DataInDone(lead_id));
             }
@@ -402,10 +402,6 @@ impl Simulator {
         self.push_step(die, st);
     }
 
-    /// The data-in of host write `t` ended (`device.write_ack = "data_in"`): acknowledge it.
-    pub(super) fn on_data_in_done(&mut self, t: TxnId) {
-        self.ack_write(t);
-    }
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
     pub(super) fn on_channel_free(&mut self, ch: u32) {

@@ -105,7 +105,7 @@ impl Simulator {
     pub(super) fn complete_request(&mut self, id: ReqId) {
         self.hil.on_request_done(id);
         if self.link.enabled() {
-            self.link_out(id);
+            self.link_begin(id, true);
         } else {
             self.complete_to_host(id, 0);
         }

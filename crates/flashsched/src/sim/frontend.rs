@@ -101,7 +101,7 @@ impl Simulator {
                 self.merged.insert(id, d.merged);
             }
             if self.link.enabled() {
-                self.link_in(id);
+                self.link_begin(id, false);
             } else {
                 self.split(id);
             }
@@ -186,7 +186,8 @@ impl Simulator {
                         let die = self.layout.die_of_plane(plane);
                         let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
                         subs += 1;
-                        match if self.rmw && (bytes as u64) < ps { self.ftl.lookup(lpn) } else { None } {
+                        let old = if self.rmw && (bytes as u64) < ps { self.ftl.lookup(lpn) } else { None };
+                        match old {
                             Some(old) => {
                                 // Read-modify-write: read the old page's other sectors first; the
                                 // write goes to the device queue when that read is done.

@@ -114,17 +114,11 @@ impl HostLink {
 }
 
 impl Simulator {
-    /// Request `id` was dispatched by the host: its way in over the link begins.
-    pub(super) fn link_in(&mut self, id: ReqId) {
+    /// Request `id`'s way over the link begins: in (`back` false: the host dispatched it) or out
+    /// (its flash work is done).
+    pub(super) fn link_begin(&mut self, id: ReqId, back: bool) {
         let r = &mut self.reqs.items[id as usize];
-        (r.link_step, r.link_back, r.link_start) = (0, false, self.now);
-        self.link_hop(id);
-    }
-
-    /// Request `id`'s flash work is done: its way out begins.
-    pub(super) fn link_out(&mut self, id: ReqId) {
-        let r = &mut self.reqs.items[id as usize];
-        (r.link_step, r.link_back, r.link_start) = (0, true, self.now);
+        (r.link_step, r.link_back, r.link_start) = (0, back, self.now);
         self.link_hop(id);
     }
 

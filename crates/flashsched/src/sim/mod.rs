@@ -443,7 +443,7 @@ impl Simulator {
                 Ev::ReadOutDone(d) => self.finish_op(d),
                 Ev::EccDone(t) => self.complete_host_txn(t),
                 Ev::LinkHop(id) => self.link_hop(id),
-                Ev::DataInDone(t) => self.on_data_in_done(t),
+                Ev::DataInDone(t) => self.ack_write(t),
                 Ev::ChipIdle(chip, _) => self.on_chip_idle(chip),
             }
             if self.need_dispatch {
