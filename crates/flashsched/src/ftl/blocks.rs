@@ -11,7 +11,7 @@
 //! treatment. Nothing outside this module sees the padding.
 
 use super::BlockState;
-use crate::nand::{Layout, Ppn};
+use crate::nand::{Divisor, Layout, Ppn};
 
 /// What the FTL knows about one erase block.
 #[derive(Debug, Clone, Copy)]
@@ -42,18 +42,19 @@ const BITS_PAD: u32 = 8;
 pub(super) struct BlockTable {
     metas: Vec<BlockMeta>,
     blocks_per_plane: u32,
+    per_plane: Divisor,
 }
 
 impl BlockTable {
     pub fn new(layout: &Layout, init: BlockMeta) -> Self {
         // vec![x; n] of a non-zero record writes it; the table is 16 bytes per block either way.
         let n = (layout.planes() * (layout.blocks_per_plane + META_PAD)) as usize;
-        BlockTable { metas: vec![init; n], blocks_per_plane: layout.blocks_per_plane }
+        BlockTable { metas: vec![init; n], blocks_per_plane: layout.blocks_per_plane, per_plane: Divisor::new(layout.blocks_per_plane) }
     }
 
     #[inline(always)]
     fn index(&self, block: u32) -> usize {
-        (block + block / self.blocks_per_plane * META_PAD) as usize
+        (block + self.per_plane.div(block) * META_PAD) as usize
     }
 
     /// Every block's record, in block order (no padding).
@@ -94,7 +95,7 @@ impl std::ops::IndexMut<u32> for BlockTable {
 #[derive(Debug, Clone)]
 pub(super) struct ValidBits {
     words: Vec<u64>,
-    pages_per_plane: u32,
+    per_plane: Divisor,
 }
 
 impl ValidBits {
@@ -103,13 +104,13 @@ impl ValidBits {
         // not a multiple of 64: each plane's part of it then lives in that plane's own copy.
         let n = (layout.pages().div_ceil(64) + layout.planes() as u64 * BITS_PAD as u64) as usize;
         // vec![0; n] is calloc: untouched pages of a large drive cost no memory or time.
-        ValidBits { words: vec![0u64; n], pages_per_plane: layout.pages_per_plane }
+        ValidBits { words: vec![0u64; n], per_plane: Divisor::new(layout.pages_per_plane) }
     }
 
     /// The word holding `ppn`'s bit.
     #[inline(always)]
     fn word(&self, ppn: Ppn) -> usize {
-        (ppn >> 6) as usize + (ppn / self.pages_per_plane * BITS_PAD) as usize
+        (ppn >> 6) as usize + (self.per_plane.div(ppn) * BITS_PAD) as usize
     }
 
     #[inline]
@@ -133,7 +134,7 @@ impl ValidBits {
 
     /// Clear the bits of pages `first..first + n` (one block: all in one plane).
     pub fn clear_range(&mut self, first: Ppn, n: u32) {
-        let skew = (first / self.pages_per_plane * BITS_PAD) as usize;
+        let skew = (self.per_plane.div(first) * BITS_PAD) as usize;
         for w in (first >> 6)..=((first + n - 1) >> 6) {
             // Clear only these pages' bits (a word may be shared with a neighbour when n < 64).
             let lo = first.max(w << 6);

@@ -206,7 +206,7 @@ impl Ftl {
         let block = self.layout.block_of(ppn);
         let slot = self.blocks[block].p2l_slot;
         debug_assert!(slot != NONE);
-        self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize]
+        self.p2l[slot as usize * self.layout.pages_per_block as usize + self.layout.page_in_block(ppn) as usize]
     }
     /// Valid pages of a block, with the logical page each holds.
     pub fn valid_pages(&self, block: u32) -> Vec<(Ppn, Lpn)> {
@@ -453,7 +453,7 @@ impl Ftl {
     /// The block `peek_allocation(plane, ..)` returns may have changed.
     fn frontier_moved(&mut self, plane: u32) {
         self.planes[plane as usize].frontier_gen += 1;
-        let chip = plane / (self.layout.planes_per_die * self.layout.dies_per_chip);
+        let chip = self.layout.chip_of_die(self.layout.die_of_plane(plane));
         self.chip_frontier_gen[chip as usize] += 1;
     }
 
@@ -500,7 +500,7 @@ impl Ftl {
         self.valid_bits.set(ppn);
         self.blocks[block].valid += 1;
         let slot = self.blocks[block].p2l_slot;
-        self.p2l[slot as usize * self.layout.pages_per_block as usize + (ppn % self.layout.pages_per_block) as usize] = lpn;
+        self.p2l[slot as usize * self.layout.pages_per_block as usize + self.layout.page_in_block(ppn) as usize] = lpn;
     }
 
     fn invalidate(&mut self, ppn: Ppn) {

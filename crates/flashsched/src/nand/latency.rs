@@ -67,7 +67,7 @@ impl NandOp {
     /// The page's index in its block (`None` for an unwritten page).
     #[inline]
     pub fn page(&self, l: &Layout) -> Option<u32> {
-        (self.ppn != NONE).then(|| self.ppn % l.pages_per_block)
+        (self.ppn != NONE).then(|| l.page_in_block(self.ppn))
     }
 }
 

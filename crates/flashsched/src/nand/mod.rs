@@ -8,12 +8,14 @@
 //! `plane = die x planes_per_die + p`, `block = plane x blocks_per_plane + b`,
 //! `ppn = block x pages_per_block + page`.
 
+pub mod divisor;
 pub mod latency;
 pub mod ldpc;
 pub mod reliability;
 pub mod reliable;
 
 use crate::config::Geometry;
+pub use divisor::Divisor;
 
 /// Physical page number (global).
 pub type Ppn = u32;
@@ -33,6 +35,13 @@ pub struct Layout {
     pub pages_per_block: u32,
     pub page_size: u32,
     pub pages_per_plane: u32,
+    /// The divisors of the hot index arithmetic below (no `div` instruction on the hot path).
+    per_block: Divisor,
+    per_plane_blocks: Divisor,
+    per_plane_pages: Divisor,
+    per_die: Divisor,
+    per_chip: Divisor,
+    per_channel: Divisor,
 }
 
 impl Layout {
@@ -46,6 +55,12 @@ impl Layout {
             pages_per_block: g.pages_per_block,
             page_size: g.page_size,
             pages_per_plane: g.blocks_per_plane * g.pages_per_block,
+            per_block: Divisor::new(g.pages_per_block),
+            per_plane_blocks: Divisor::new(g.blocks_per_plane),
+            per_plane_pages: Divisor::new(g.blocks_per_plane * g.pages_per_block),
+            per_die: Divisor::new(g.planes_per_die),
+            per_chip: Divisor::new(g.dies_per_chip),
+            per_channel: Divisor::new(g.chips_per_channel),
         }
     }
     pub fn chips(&self) -> u32 { self.channels * self.chips_per_channel }
@@ -55,19 +70,22 @@ impl Layout {
     pub fn pages(&self) -> u64 { self.blocks() as u64 * self.pages_per_block as u64 }
 
     #[inline]
-    pub fn block_of(&self, ppn: Ppn) -> u32 { ppn / self.pages_per_block }
+    pub fn block_of(&self, ppn: Ppn) -> u32 { self.per_block.div(ppn) }
     #[inline]
-    pub fn plane_of_block(&self, block: u32) -> u32 { block / self.blocks_per_plane }
+    pub fn plane_of_block(&self, block: u32) -> u32 { self.per_plane_blocks.div(block) }
     #[inline]
-    pub fn plane_of(&self, ppn: Ppn) -> u32 { ppn / self.pages_per_plane }
+    pub fn plane_of(&self, ppn: Ppn) -> u32 { self.per_plane_pages.div(ppn) }
     #[inline]
-    pub fn die_of_plane(&self, plane: u32) -> u32 { plane / self.planes_per_die }
+    pub fn die_of_plane(&self, plane: u32) -> u32 { self.per_die.div(plane) }
     #[inline]
-    pub fn chip_of_die(&self, die: u32) -> u32 { die / self.dies_per_chip }
+    pub fn chip_of_die(&self, die: u32) -> u32 { self.per_chip.div(die) }
     #[inline]
-    pub fn channel_of_chip(&self, chip: u32) -> u32 { chip / self.chips_per_channel }
+    pub fn channel_of_chip(&self, chip: u32) -> u32 { self.per_channel.div(chip) }
     #[inline]
     pub fn channel_of_die(&self, die: u32) -> u32 { self.channel_of_chip(self.chip_of_die(die)) }
+    /// The page's offset in its block.
+    #[inline]
+    pub fn page_in_block(&self, ppn: Ppn) -> u32 { self.per_block.rem(ppn) }
     #[inline]
     pub fn first_block_of_plane(&self, plane: u32) -> u32 { plane * self.blocks_per_plane }
 
