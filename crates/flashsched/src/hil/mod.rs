@@ -5,11 +5,13 @@ mod bits;
 mod fifo;
 mod paq;
 mod piq;
+mod slot;
 mod vios;
 
 pub use fifo::Fifo;
 pub use paq::Paq;
 pub use piq::Piq;
+pub use slot::HilSlot;
 pub use vios::Vios;
 
 use crate::engine::Time;
@@ -128,7 +130,14 @@ pub trait DeviceQueue: Send {
     fn on_request_done(&mut self, _req: ReqId) {}
 }
 
-pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue> {
+pub fn build(s: &crate::config::Settings, layout: Layout) -> HilSlot {
+    if s.hil_scheduler == "fifo" {
+        return HilSlot::Fifo(Fifo::default());
+    }
+    HilSlot::Other(build_boxed(s, layout))
+}
+
+fn build_boxed(s: &crate::config::Settings, layout: Layout) -> Box<dyn DeviceQueue> {
     let r = &s.resolved;
     match s.hil_scheduler.as_str() {
         "fifo" => Box::new(Fifo::default()),

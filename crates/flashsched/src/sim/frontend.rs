@@ -201,8 +201,7 @@ impl Simulator {
                             let (dies, tsu, ftl) = (&self.flash.dies, &self.tsu, &self.ftl);
                             let die_load = |d: u32| tsu.queued_for_die(d) as u32 + u32::from(!dies[d as usize].is_idle());
                             let plane_free = |p: u32| ftl.free_blocks(p);
-                            let view = ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free };
-                            self.alloc.plane_for_write_now(lpn as u64, &view)
+                            self.alloc.plane_for_write_with(lpn as u64, || ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free })
                         };
                         let die = self.layout.die_of_plane(plane);
                         let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
@@ -250,11 +249,10 @@ impl Simulator {
     fn drain_hil_now(&mut self) {
         loop {
             let t = {
-                let (dies, tsu) = (&self.flash.dies, &self.tsu);
+                let (dies, tsu, now) = (&self.flash.dies, &self.tsu, self.now);
                 let busy = |d: u32| !dies[d as usize].is_idle() || tsu.queued_for_die(d) > 0;
                 let chip_queued = |c: u32| tsu.queued_on_chip(c);
-                let view = hil::DeviceView { now: self.now, die_busy: &busy, chip_queued: &chip_queued };
-                self.hil.pop(&mut self.txns.items, &view)
+                self.hil.pop_with(&mut self.txns.items, || hil::DeviceView { now, die_busy: &busy, chip_queued: &chip_queued })
             };
             let Some(t) = t else { break };
             if self.hil_places && self.txns.get(t).place != Placement::Static {

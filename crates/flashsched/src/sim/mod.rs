@@ -24,14 +24,14 @@ mod wear;
 use crate::config::Settings;
 use crate::ctrl::Flash;
 use crate::engine::{EventQueue, Time};
-use crate::ftl::{self, alloc::PageAllocator, gc::VictimPolicy, Ftl};
-use crate::hil::{self, DeviceQueue};
+use crate::ftl::{self, gc::VictimPolicy, Ftl};
+use crate::hil;
 use crate::host::{self, HostScheduler};
 use crate::nand::Layout;
 use crate::report::request_log::{MemorySink, OutputError, RequestSink};
 use crate::stats::{interval::IntervalStats, Breakdown, DeviceCounters, DirStats};
 use crate::trace::{Op, TraceError};
-use crate::tsu::{self, TransactionScheduler};
+use crate::tsu;
 use crate::workload::{HostRequest, Workload};
 use event::Ev;
 use txn::{ReqId, Slab, TxnId, TxnSlab};
@@ -166,7 +166,7 @@ pub struct Simulator {
     now: Time,
     events: EventQueue<Ev>,
     ftl: Ftl,
-    alloc: Box<dyn PageAllocator>,
+    alloc: ftl::alloc::AllocSlot,
     gc: Box<dyn VictimPolicy>,
     /// The mode each host write is programmed in, and that mode when it is always the same.
     program_speed: Box<dyn ftl::speed::ProgramSpeed>,
@@ -177,8 +177,8 @@ pub struct Simulator {
     idle_threshold: u64,
     chip_gen: Vec<u32>,
     host: Box<dyn HostScheduler>,
-    hil: Box<dyn DeviceQueue>,
-    tsu: Box<dyn TransactionScheduler>,
+    hil: hil::HilSlot,
+    tsu: tsu::TsuSlot,
     /// The transaction scheduler wants the observation hooks (`TransactionScheduler::observes`),
     /// and pauses programs for reads (`pauses_programs`).
     tsu_observes: bool,
@@ -269,7 +269,7 @@ impl Simulator {
         }
         let mut alloc = ftl::alloc::build(s, layout);
         let mut gc = ftl::gc::build(s);
-        ftl::precondition::precondition(&mut ftl, &s.ftl.precondition, s.seed, alloc.as_mut(), gc.as_mut())
+        ftl::precondition::precondition(&mut ftl, &s.ftl.precondition, s.seed, &mut *alloc, gc.as_mut())
             .map_err(SimError::Precondition)?;
         let free_min = ftl.min_free_blocks();
         let flash = Flash::new(s, layout, &ftl);

@@ -6,11 +6,13 @@ mod frfcfs;
 mod o3;
 pub mod slack;
 mod slacker;
+mod slot;
 
 pub use fcfs::Fcfs;
 pub use frfcfs::FrFcfs;
 pub use o3::O3;
 pub use slacker::{Mechanisms, Slacker};
+pub use slot::TsuSlot;
 
 use std::collections::VecDeque;
 
@@ -83,7 +85,14 @@ pub trait TransactionScheduler: Send {
     }
 }
 
-pub fn build(s: &crate::config::Settings, layout: Layout) -> Box<dyn TransactionScheduler> {
+pub fn build(s: &crate::config::Settings, layout: Layout) -> TsuSlot {
+    if s.tsu_scheduler == "fcfs" {
+        return TsuSlot::Fcfs(Fcfs::new(layout));
+    }
+    TsuSlot::Other(build_boxed(s, layout))
+}
+
+fn build_boxed(s: &crate::config::Settings, layout: Layout) -> Box<dyn TransactionScheduler> {
     let r = &s.resolved;
     match s.tsu_scheduler.as_str() {
         "fcfs" => Box::new(Fcfs::new(layout)),

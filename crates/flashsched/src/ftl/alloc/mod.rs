@@ -2,10 +2,12 @@
 
 mod dynamic;
 mod region;
+mod slot;
 mod static_order;
 
 pub use dynamic::Dynamic;
 pub use region::Region;
+pub use slot::AllocSlot;
 pub use static_order::StaticOrder;
 
 use crate::config::Settings;
@@ -42,7 +44,14 @@ pub trait PageAllocator: Send {
     }
 }
 
-pub fn build(s: &Settings, layout: Layout) -> Box<dyn PageAllocator> {
+pub fn build(s: &Settings, layout: Layout) -> AllocSlot {
+    match s.ftl.allocation_scheme.as_str() {
+        "static" => AllocSlot::Static(StaticOrder::new(layout, s.ftl.allocation_order)),
+        _ => AllocSlot::Other(build_boxed(s, layout)),
+    }
+}
+
+fn build_boxed(s: &Settings, layout: Layout) -> Box<dyn PageAllocator> {
     match s.ftl.allocation_scheme.as_str() {
         "static" => Box::new(StaticOrder::new(layout, s.ftl.allocation_order)),
         "dynamic" | "channel-static" => Box::new(Dynamic::with_planes(
