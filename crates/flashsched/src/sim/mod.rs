@@ -502,6 +502,9 @@ impl Simulator {
     }
 
     fn finish(mut self) -> RunOutcome {
+        for d in [&mut self.read, &mut self.write, &mut self.trim] {
+            d.settle();
+        }
         let c = self.device_counters();
         let start = self.measure_start.unwrap_or(0);
         RunOutcome {

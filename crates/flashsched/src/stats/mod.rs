@@ -22,17 +22,27 @@ pub struct Dist {
     sumsq: u128,
     pub min: u64,
     pub max: u64,
+    /// Zeros recorded but not yet added to `hist` (`settle`): many stages are 0 for most
+    /// requests (no host queueing, no ECC stage, no channel wait), and counting them is cheaper
+    /// than recording each; the histogram is the same once they are added.
+    zeros: u64,
 }
 
 impl Default for Dist {
     fn default() -> Self {
-        Dist { hist: Histogram::new_with_bounds(1, 1 << 42, 3).expect("valid bounds"), n: 0, sum: 0, sumsq: 0, min: 0, max: 0 }
+        Dist { hist: Histogram::new_with_bounds(1, 1 << 42, 3).expect("valid bounds"), n: 0, sum: 0, sumsq: 0, min: 0, max: 0, zeros: 0 }
     }
 }
 
 impl Dist {
     #[inline]
     pub fn record(&mut self, v: u64) {
+        if v == 0 {
+            self.zeros += 1;
+            self.min = 0;
+            self.n += 1;
+            return;
+        }
         self.hist.saturating_record(v);
         if self.n == 0 || v < self.min {
             self.min = v;
@@ -44,6 +54,22 @@ impl Dist {
         self.sum += v as u128;
         self.sumsq += v as u128 * v as u128;
     }
+    /// Add the zeros counted by `record` to the histogram; the percentiles and bins need it first
+    /// (the simulator settles its statistics when the run ends).
+    pub fn settle(&mut self) {
+        while self.zeros > 0 {
+            let n = self.zeros.min(u32::MAX as u64);
+            // Counts saturate either way, so adding them at once is recording them one by one.
+            self.hist.saturating_record_n(0, n as u32);
+            self.zeros -= n;
+        }
+    }
+
+    fn settled(&self) -> &Histogram<u32> {
+        assert_eq!(self.zeros, 0, "latency distribution read before Dist::settle");
+        &self.hist
+    }
+
     pub fn mean(&self) -> f64 {
         if self.n == 0 { 0.0 } else { self.sum as f64 / self.n as f64 }
     }
@@ -66,7 +92,7 @@ impl Dist {
         var.sqrt()
     }
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 { 0 } else { self.hist.value_at_percentile(p) }
+        if self.n == 0 { 0 } else { self.settled().value_at_percentile(p) }
     }
     pub fn sum(&self) -> u128 {
         self.sum
@@ -75,8 +101,9 @@ impl Dist {
     /// The distribution of both samples together (reads and writes: the papers' "response time
     /// of all requests").
     pub fn combined(&self, other: &Dist) -> Dist {
+        self.settled();
         let mut d = self.clone();
-        d.hist.add(&other.hist).expect("same bounds");
+        d.hist.add(other.settled()).expect("same bounds");
         d.min = match (self.n, other.n) {
             (0, _) => other.min,
             (_, 0) => self.min,
@@ -95,7 +122,7 @@ impl Dist {
     /// 2^(msb-10), so it lies inside a single fio bin (width 2^(msb-6), or 1 below 128).
     pub fn fio_bins(&self) -> Vec<(u64, u64)> {
         let mut counts: Vec<(usize, u64)> = Vec::new();
-        for step in self.hist.iter_recorded() {
+        for step in self.settled().iter_recorded() {
             let idx = fio_plat_idx(step.value_iterated_to());
             let c = step.count_since_last_iteration();
             match counts.last_mut() {
@@ -238,6 +265,13 @@ impl SlackSums {
 }
 
 impl DirStats {
+    /// `Dist::settle` for each of its distributions.
+    pub fn settle(&mut self) {
+        for d in [&mut self.slat, &mut self.clat, &mut self.lat].into_iter().chain(self.stages.iter_mut()) {
+            d.settle();
+        }
+    }
+
     pub fn record(&mut self, bytes: u64, arrival: u64, dispatch: u64, complete: u64, b: &Breakdown) {
         self.ios += 1;
         self.bytes += bytes;
