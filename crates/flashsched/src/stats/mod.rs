@@ -433,6 +433,7 @@ mod tests {
         for v in [0, 5, 5, 127, 128, 129, 7872, 7873, 1_000_000, 1 << 40] {
             d.record(v);
         }
+        d.settle();
         let bins = d.fio_bins();
         assert_eq!(
             bins,
@@ -443,6 +444,14 @@ mod tests {
         assert_eq!(j["7904"], json!(2));
         assert_eq!(j.as_object().unwrap().keys().next().unwrap(), "0");
         assert!(Dist::default().fio_bins().is_empty());
+        // Zeros count only once settled; reading before that is refused, not wrong.
+        let mut z = Dist::default();
+        z.record(0);
+        z.record(5);
+        assert!(std::panic::catch_unwind(|| z.percentile(50.0)).is_err());
+        z.settle();
+        assert_eq!(z.fio_bins(), vec![(0, 1), (5, 1)]);
+        assert_eq!((z.n, z.min, z.max, z.percentile(50.0)), (2, 0, 5, 0));
     }
 
     proptest::proptest! {
@@ -458,6 +467,7 @@ mod tests {
             }
             let expect: Vec<(u64, u64)> =
                 direct.iter().enumerate().filter(|(_, &c)| c > 0).map(|(i, &c)| (fio_plat_val(i), c)).collect();
+            d.settle();
             proptest::prop_assert_eq!(d.fio_bins(), expect);
         }
     }
