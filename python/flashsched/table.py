@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from rich.console import Console
-from rich.table import Table
+# rich is imported by the functions that print, not here: the CLI imports this module on every
+# run, and a quiet run (`-q`) prints no table (rich's import is about a third of start-up).
 
 from .api import Result
 
@@ -15,6 +15,9 @@ def _us(ns: float) -> str:
 
 
 def print_summary(result: Result, file: IO[str]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     # Off a terminal rich assumes 80 columns and cuts wide latencies to "2,787…": give it room.
     tty = getattr(file, "isatty", lambda: False)()
     console = Console(file=file, highlight=False, width=None if tty else 120)
@@ -48,6 +51,9 @@ def print_summary(result: Result, file: IO[str]) -> None:
 
 
 def print_trace_stats(stats: dict[str, Any], file: IO[str]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
     console = Console(file=file, highlight=False)
     t = Table(title=f"{stats['file']} ({stats['format']})", title_justify="left", show_header=False)
     t.add_column("metric")
