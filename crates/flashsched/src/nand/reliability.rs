@@ -142,9 +142,14 @@ impl RberModel {
         ((pe as f64 + self.wear_offset) / (self.rated_pe + self.wear_offset)).powf(self.wear_exponent)
     }
 
+    /// The step factor (ΔVp / step_ref)^γ.
+    pub fn step_factor(&self, step_mv: u16) -> f64 {
+        (step_mv as f64 / self.ref_mv).powf(self.step_exponent)
+    }
+
     /// RBER right after programming a block with r_b = `r_b` at `pe` cycles with step `step_mv`.
     pub fn rber(&self, r_b: f64, pe: u32, step_mv: u16) -> f64 {
-        r_b * self.wear(pe) * (step_mv as f64 / self.ref_mv).powf(self.step_exponent)
+        r_b * self.wear(pe) * self.step_factor(step_mv)
     }
 
     /// The retention term after `age_ns` nanoseconds at `pe` cycles.
@@ -201,9 +206,16 @@ impl Detector {
 
     /// `estimate` scales the RBER the detector sees (1.0 = an exact oracle).
     pub fn detect(&self, r_b: f64, pe: u32, estimate: f64) -> Detected {
+        self.detect_worn(r_b, self.model.wear(pe), estimate)
+    }
+
+    /// `detect` with the wear factor of the block's erase count already computed
+    /// (`RberModel::wear`): detecting every block of a drive at the start computes it once per
+    /// erase count instead of once per block.
+    pub fn detect_worn(&self, r_b: f64, wear: f64, estimate: f64) -> Detected {
         // Evaluated as RberModel::rber does, (r_b x wear) x step factor, so results do not depend
         // on which of the two computed them.
-        let rw = r_b * self.model.wear(pe);
+        let rw = r_b * wear;
         for &(step, f) in &self.factors {
             if (1.0 + self.ecc.margin) * (rw * f) * estimate <= self.ecc.limit {
                 return Detected { step_mv: step, beyond_ecc: false };
@@ -275,9 +287,20 @@ impl BlockStates {
     pub fn new(blocks: usize, d: &Detector, rng: &mut Rng, erase_count: impl Fn(usize) -> u32) -> (Self, Vec<bool>) {
         let mut s = BlockStates { r_b: Vec::with_capacity(blocks), step_mv: Vec::with_capacity(blocks) };
         let mut beyond = Vec::with_capacity(blocks);
+        // Neighbouring blocks mostly share their erase count (all 0 on a fresh drive).
+        let mut worn: Option<(u32, f64)> = None;
         for b in 0..blocks {
             let r = d.model.sample(rng);
-            let det = d.detect(r, erase_count(b), 1.0);
+            let pe = erase_count(b);
+            let wear = match worn {
+                Some((p, w)) if p == pe => w,
+                _ => {
+                    let w = d.model.wear(pe);
+                    worn = Some((pe, w));
+                    w
+                }
+            };
+            let det = d.detect_worn(r, wear, 1.0);
             beyond.push(det.beyond_ecc);
             s.r_b.push(r as f32);
             s.step_mv.push(det.step_mv);

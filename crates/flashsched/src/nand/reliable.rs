@@ -74,6 +74,53 @@ pub struct ReliableLatency {
     /// When each block was erased last (retention age of its pages), kept only when the retention
     /// term is on and LDPC levels follow the RBER.
     opened_at: Vec<Time>,
+    /// The RBER model's two powers, remembered (`RberMemo`).
+    memo: RberMemo,
+}
+
+/// The wear factor by erase count and the step factor by step, computed once each: a read's
+/// LDPC level needs its page's RBER, and the two `powf` of `RberModel::rber` were the reliability
+/// model's largest cost (docs/performance.md). Same values, same order of operations: results
+/// are bit for bit those of `RberModel::rber`.
+#[derive(Debug, Clone, Default)]
+struct RberMemo {
+    /// By erase count; NaN where not computed yet.
+    wear: Vec<f64>,
+    steps: Vec<(u16, f64)>,
+}
+
+impl RberMemo {
+    /// Erase counts beyond this are computed each time rather than remembered.
+    const MAX_PE: usize = 1 << 20;
+
+    fn rber(&mut self, m: &crate::nand::reliability::RberModel, r_b: f64, pe: u32, step_mv: u16) -> f64 {
+        r_b * self.wear(m, pe) * self.step_factor(m, step_mv)
+    }
+
+    fn wear(&mut self, m: &crate::nand::reliability::RberModel, pe: u32) -> f64 {
+        let i = pe as usize;
+        if i >= Self::MAX_PE {
+            return m.wear(pe);
+        }
+        if i >= self.wear.len() {
+            self.wear.resize(i + 1, f64::NAN);
+        }
+        if self.wear[i].is_nan() {
+            self.wear[i] = m.wear(pe);
+        }
+        self.wear[i]
+    }
+
+    fn step_factor(&mut self, m: &crate::nand::reliability::RberModel, step_mv: u16) -> f64 {
+        if let Some(&(_, f)) = self.steps.iter().find(|(s, _)| *s == step_mv) {
+            return f;
+        }
+        let f = m.step_factor(step_mv);
+        if self.steps.len() < 64 {
+            self.steps.push((step_mv, f));
+        }
+        f
+    }
 }
 
 impl ReliableLatency {
@@ -105,6 +152,7 @@ impl ReliableLatency {
             modes: PageModes::new(pages),
             programs_per_mode: [0; 4],
             opened_at: if retention { vec![0; blocks] } else { Vec::new() },
+            memo: RberMemo::default(),
         }
     }
 
@@ -136,12 +184,13 @@ impl ReliableLatency {
     }
 
     /// The RBER now of a page of `block` programmed in `mode`.
-    fn page_rber(&self, block: u32, mode: ProgramMode, ctx: &NandCtx) -> f64 {
+    fn page_rber(&mut self, block: u32, mode: ProgramMode, ctx: &NandCtx) -> f64 {
         let r_b = self.speeds.as_ref().map_or(self.detector.model.mean, |s| s.states.r_b(block as usize));
         let pe = ctx.wear.erase_count(block);
         let step = self.step_of(block, mode);
         let age = self.opened_at.get(block as usize).map_or(0, |&t| ctx.now.saturating_sub(t));
-        self.detector.model.rber(r_b, pe, step) + self.detector.model.retention(pe, age)
+        let model = self.detector.model;
+        self.memo.rber(&model, r_b, pe, step) + model.retention(pe, age)
     }
 
     fn redetect(&mut self, block: u32, pe: u32) {
@@ -234,6 +283,25 @@ impl ReliableLatency {
             }),
             ldpc: self.ldpc.as_ref().map(|l| l.counters().clone()),
             programs_per_mode: self.programs_per_mode,
+        }
+    }
+}
+
+#[cfg(test)]
+mod memo_tests {
+    #[test]
+    fn remembered_powers_give_the_model_s_rber_bit_for_bit() {
+        let m = crate::nand::reliability::RberModel::default();
+        let mut memo = super::RberMemo::default();
+        for pe in [0u32, 1, 7, 500, 3000, 12_000, 40_000] {
+            for step in [300u16, 350, 400, 450, 500, 550, 600, 650, 700, 750, 800] {
+                for r_b in [1e-6, 3.3e-5, 1.7e-4] {
+                    // Twice: computed, then remembered.
+                    for _ in 0..2 {
+                        assert_eq!(memo.rber(&m, r_b, pe, step).to_bits(), m.rber(r_b, pe, step).to_bits());
+                    }
+                }
+            }
         }
     }
 }
