@@ -41,7 +41,7 @@ const BITS_PAD: u32 = 8;
 #[derive(Debug, Clone)]
 pub(super) struct BlockTable {
     metas: Vec<BlockMeta>,
-    blocks_per_plane: u32,
+    /// Blocks per plane.
     per_plane: Divisor,
 }
 
@@ -49,7 +49,7 @@ impl BlockTable {
     pub fn new(layout: &Layout, init: BlockMeta) -> Self {
         // vec![x; n] of a non-zero record writes it; the table is 16 bytes per block either way.
         let n = (layout.planes() * (layout.blocks_per_plane + META_PAD)) as usize;
-        BlockTable { metas: vec![init; n], blocks_per_plane: layout.blocks_per_plane, per_plane: Divisor::new(layout.blocks_per_plane) }
+        BlockTable { metas: vec![init; n], per_plane: Divisor::new(layout.blocks_per_plane) }
     }
 
     #[inline(always)]
@@ -59,13 +59,13 @@ impl BlockTable {
 
     /// Every block's record, in block order (no padding).
     pub fn iter(&self) -> impl Iterator<Item = &BlockMeta> + '_ {
-        let stride = (self.blocks_per_plane + META_PAD) as usize;
-        self.metas.chunks(stride).flat_map(move |c| &c[..self.blocks_per_plane as usize])
+        let bpp = self.per_plane.get() as usize;
+        self.metas.chunks(bpp + META_PAD as usize).flat_map(move |c| &c[..bpp])
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut BlockMeta> + '_ {
-        let stride = (self.blocks_per_plane + META_PAD) as usize;
-        let bpp = self.blocks_per_plane as usize;
+        let bpp = self.per_plane.get() as usize;
+        let stride = bpp + META_PAD as usize;
         self.metas.chunks_mut(stride).flat_map(move |c| &mut c[..bpp])
     }
 

@@ -379,29 +379,33 @@ impl Simulator {
     pub(super) fn start_transfer(&mut self, ch: u32, die: u32) {
         let st = self.flash.start_transfer(ch, die, &mut self.txns.items, &self.ftl, self.now);
         if self.ack_at_data_in && self.flash.dies[die as usize].programming() {
-            // The data-in just started: its host writes are acknowledged when it ends. Named one
-            // by one now: a suspension decided meanwhile moves the command's group aside.
-            let end = self.now + st.dur;
-            let lead_id = self.flash.dies[die as usize].txn();
-            let lead = *self.txns.get(lead_id);
-            if lead.kind == TxnKind::HostWrite {
-                self.events.push(end, Ev::DataInDone(lead_id));
-            }
-            for i in 0..self.flash.dies[die as usize].group().len() {
-                let m = self.flash.dies[die as usize].group()[i];
-                let x = self.txns.get_mut(m);
-                if x.kind == TxnKind::HostWrite {
-                    // The command's stages so far are the leader's (finish_command sets them
-                    // again, identically, when the program ends).
-                    x.die_wait = lead.die_wait + lead.enqueued - x.enqueued;
-                    (x.chan_wait, x.bus) = (lead.chan_wait, lead.bus);
-                    self.events.push(end, Ev::DataInDone(m));
-                }
-            }
+            self.acknowledge_at_data_in_end(die, self.now + st.dur);
         }
         self.push_step(die, st);
     }
 
+    /// `device.write_ack = "data_in"`: the program's data-in just started and ends at `end`; its
+    /// host writes are acknowledged then. Named one by one now: a suspension decided meanwhile
+    /// moves the command's group aside. (Out of line: the default path only tests the flag.)
+    #[inline(never)]
+    fn acknowledge_at_data_in_end(&mut self, die: u32, end: Time) {
+        let lead_id = self.flash.dies[die as usize].txn();
+        let lead = *self.txns.get(lead_id);
+        if lead.kind == TxnKind::HostWrite {
+            self.events.push(end, Ev::DataInDone(lead_id));
+        }
+        for i in 0..self.flash.dies[die as usize].group().len() {
+            let m = self.flash.dies[die as usize].group()[i];
+            let x = self.txns.get_mut(m);
+            if x.kind == TxnKind::HostWrite {
+                // The command's stages so far are the leader's (finish_command sets them again,
+                // identically, when the program ends).
+                x.die_wait = lead.die_wait + lead.enqueued - x.enqueued;
+                (x.chan_wait, x.bus) = (lead.chan_wait, lead.bus);
+                self.events.push(end, Ev::DataInDone(m));
+            }
+        }
+    }
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
     pub(super) fn on_channel_free(&mut self, ch: u32) {

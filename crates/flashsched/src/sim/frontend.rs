@@ -13,6 +13,9 @@ use crate::stats::Breakdown;
 use crate::trace::Op;
 use crate::workload::HostRequest;
 
+/// Pages of a request whose mapping entries are hinted into the cache ahead of use.
+const PREFETCH_PAGES: u64 = 32;
+
 impl Simulator {
     pub(super) fn fetch_next_arrival(&mut self) -> Result<(), SimError> {
         if let Some(r) = self.workload.next_request()? {
@@ -34,15 +37,26 @@ impl Simulator {
         if r.len == 0 || !matches!(r.op, Op::Read | Op::Write) {
             return;
         }
-        let ps = self.page_size;
-        let first = r.offset / ps;
-        let pages = ((r.offset + r.len - 1) / ps - first + 1).min(32);
-        let first_lpn = first % self.logical_pages;
-        for i in 0..pages {
-            let lpn = first_lpn + i;
-            let lpn = if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn };
-            self.ftl.prefetch_mapping(lpn as u32);
+        let first = r.offset / self.page_size;
+        let last = (r.offset + r.len - 1) / self.page_size;
+        self.prefetch_mappings(first % self.logical_pages, last - first + 1);
+    }
+
+    /// Hint the mapping entries of up to `PREFETCH_PAGES` of the `pages` logical pages from
+    /// `first_lpn` (already folded into the logical space).
+    #[inline]
+    fn prefetch_mappings(&self, first_lpn: u64, pages: u64) {
+        for i in 0..pages.min(PREFETCH_PAGES) {
+            self.ftl.prefetch_mapping(self.wrap_lpn(first_lpn + i) as u32);
         }
+    }
+
+    /// A logical page one past the end of the logical space wraps to its start (`workload.fold =
+    /// "modulo"`; a request's first page is folded by one division, the following ones by this
+    /// comparison).
+    #[inline]
+    fn wrap_lpn(&self, lpn: u64) -> u64 {
+        if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn }
     }
 
     /// Requests the workload released besides the one it returned (a burst of write-back) arrive
@@ -149,29 +163,27 @@ impl Simulator {
         if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.dev_len > 0 {
             let first = r.dev_offset / ps;
             let last = (r.dev_offset + r.dev_len - 1) / ps;
+            // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
+            let first_lpn = first % self.logical_pages;
+            let pages = last - first + 1;
+            if self.wear.grouping.is_some() {
+                self.group_request(r.op == Op::Write, first_lpn, pages);
+            }
             // Touch the mapping entries of all the request's pages before using any of them, so
             // their cache misses overlap instead of following one another (the FTL tables of a
-            // large drive do not fit in cache, and these misses dominate the run time).
-            // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
-            // One division per request; the following pages wrap by comparison.
-            let first_lpn = first % self.logical_pages;
-            if self.wear.grouping.is_some() {
-                self.group_request(r.op == Op::Write, first_lpn, last - first + 1);
-            }
-            let wrap = |lpn: u64| if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn };
-            let prefetched = (last - first).min(32);
-            for i in 0..=prefetched {
-                self.ftl.prefetch_mapping(wrap(first_lpn + i) as u32);
-            }
+            // large drive do not fit in cache). Already hinted when the request was read from the
+            // workload (`prefetch_request`), but a host scheduler may have held it since, and the
+            // device extent may hold merged requests: hinted again here, where it is used.
+            self.prefetch_mappings(first_lpn, pages);
             if r.op == Op::Write {
-                for i in 0..=prefetched {
-                    self.ftl.prefetch_current_copy(wrap(first_lpn + i) as u32);
+                for i in 0..pages.min(PREFETCH_PAGES) {
+                    self.ftl.prefetch_current_copy(self.wrap_lpn(first_lpn + i) as u32);
                 }
             }
             let mut next_lpn = first_lpn;
             for page in first..=last {
                 let lpn = next_lpn as u32;
-                next_lpn = wrap(next_lpn + 1);
+                next_lpn = self.wrap_lpn(next_lpn + 1);
                 let lo = r.dev_offset.max(page * ps);
                 let hi = (r.dev_offset + r.dev_len).min((page + 1) * ps);
                 let bytes = (hi - lo) as u32;

@@ -31,6 +31,7 @@
 
 use crate::config::Settings;
 use crate::engine::Time;
+use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::TxnKind;
 
@@ -50,9 +51,9 @@ impl Latencies {
         let t = &s.timing;
         let xfer = t.transfer_ns(s.geometry.page_size as u64);
         Latencies {
-            read: t.command_ns[0] + t.read_ns + t.read_ready_ns + xfer,
-            write: t.command_ns[1] + xfer + t.program_ns,
-            erase: t.command_ns[2] + t.erase_ns,
+            read: t.command_ns[NandOpKind::Read as usize] + t.read_ns + t.read_ready_ns + xfer,
+            write: t.command_ns[NandOpKind::Program as usize] + xfer + t.program_ns,
+            erase: t.command_ns[NandOpKind::Erase as usize] + t.erase_ns,
             xfer,
             decode: t.ecc_ns,
         }
