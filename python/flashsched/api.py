@@ -8,6 +8,7 @@ for dots: ``device__geometry__channels=4`` is ``--set device.geometry.channels=4
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -234,27 +235,25 @@ def simulate_sources(sources: list[tuple[str, str, str]], sets: list[str], *, re
     file, :func:`flashsched.output.streamed_request_log`)."""
     lat_logs = lat_log_paths(write_lat_log) if write_lat_log is not None else []
     prefix = os.fspath(write_lat_log) if write_lat_log is not None else None
-    if request_log_file is not None:
-        from .output import commit_request_log, streamed_request_log
+    from .output import commit_request_log, streamed_request_log
 
-        target = Path(request_log_file)
-        with streamed_request_log(target) as staged:
-            r = simulate_sources(sources, sets, request_log=request_log, full_invariant_check=full_invariant_check,
-                                 progress=progress, json_plus=json_plus, write_lat_log=write_lat_log,
-                                 request_log_csv=staged)
-            assert staged is not None
+    target = Path(request_log_file) if request_log_file is not None else None
+    # A file of the caller's: streamed to a hidden file beside it, put in place (or converted to
+    # Parquet) after the run.
+    staging: Any = streamed_request_log(target) if target is not None else contextlib.nullcontext(request_log_csv)
+    with staging as staged:
+        csv = os.fspath(staged) if staged is not None else None
+        text, summary, intervals, log = _core.simulate(sources, sets, request_log, full_invariant_check, progress,
+                                                       json_plus, prefix, csv)
+        if target is not None:
             commit_request_log(staged, target)
-        r.request_log_file = target
-        return r
-    csv = os.fspath(request_log_csv) if request_log_csv is not None else None
-    text, summary, intervals, log = _core.simulate(sources, sets, request_log, full_invariant_check, progress,
-                                                   json_plus, prefix, csv)
     return Result(
         json=json.loads(text),
         summary={k: json.loads(v) for k, v in summary},
         interval_lines=intervals,
         request_columns=log,
         lat_logs=lat_logs,
+        request_log_file=target,
     )
 
 

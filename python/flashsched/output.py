@@ -7,20 +7,27 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import IO, Any, Iterator, Mapping
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+@contextmanager
+def _atomic_file(path: Path) -> Iterator[IO[bytes]]:
+    """A binary file that replaces ``path`` when the block ends, or is removed if it fails."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    with _atomic_file(path) as f:
+        f.write(data)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -66,14 +73,8 @@ def commit_request_log(csv: Path, path: Path) -> None:
     if path.suffix != ".parquet":
         os.replace(csv, path)
         return
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            _csv_to_parquet(Path(csv), out)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    with _atomic_file(path) as out:
+        _csv_to_parquet(Path(csv), out)
 
 
 # Bytes of CSV per Parquet row group (about 11,000 rows). pyarrow's own streaming CSV reader reads

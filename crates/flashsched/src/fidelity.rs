@@ -53,14 +53,11 @@ fn rel((ours, theirs): (f64, f64)) -> f64 {
     if theirs == 0.0 { 0.0 } else { ours / theirs - 1.0 }
 }
 
-/// Read MQSim's per-request CSV (gzip when the name ends in `.gz`). Errors name the file and line.
+/// Read MQSim's per-request CSV (decompressed as traces are: `.gz`, `.zst`). Errors name the
+/// file and line.
 pub fn read_mqsim_csv(path: &std::path::Path) -> Result<Vec<AnchorRow>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let reader: Box<dyn BufRead> = if path.extension().is_some_and(|e| e == "gz") {
-        Box::new(std::io::BufReader::new(flate2::read::MultiGzDecoder::new(file)))
-    } else {
-        Box::new(std::io::BufReader::new(file))
-    };
+    let reader = crate::trace::decompressed(file, &path.display().to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut rows = Vec::new();
     for (i, line) in reader.lines().enumerate() {
         let line = line.map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?;

@@ -574,4 +574,52 @@ mod tests {
         assert_eq!(names(&dir), ["req.csv"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    fn row(arrival: u64, dispatch: u64, complete: u64, op: Op, offset: u64, len: u64) -> RequestLogRow {
+        RequestLogRow { arrival_ns: arrival, dispatch_ns: dispatch, complete_ns: complete, op, offset, len, stages: Breakdown::default() }
+    }
+
+    #[test]
+    fn lat_logs_in_fio_format() {
+        let dir = scratch("latlog-ok");
+        // In completion order, as the simulator logs them; the second was dispatched first.
+        let rows = [
+            row(1_000_000, 3_500_000, 4_200_000, Op::Read, 8192, 4096),
+            row(2_000_000, 2_000_000, 5_999_999, Op::Write, 0, 16384),
+            row(6_000_000, 6_000_000, 6_000_000, Op::Flush, 0, 0),
+            row(7_000_000, 7_250_000, 9_000_001, Op::Trim, 1 << 20, 65536),
+        ];
+        let prefix = dir.join("sub").join("run");
+        let paths = write_lat_logs(prefix.to_str().unwrap(), &rows).unwrap();
+        let read = |i: usize| std::fs::read_to_string(&paths[i]).unwrap();
+        assert!(paths[0].ends_with("sub/run_lat.1.log") && paths[2].ends_with("sub/run_slat.1.log"));
+        assert_eq!(read(0), "4, 3200000, 0, 4096, 8192, 0\n5, 3999999, 1, 16384, 0, 0\n9, 2000001, 2, 65536, 1048576, 0\n");
+        assert_eq!(read(1), "4, 700000, 0, 4096, 8192, 0\n5, 3999999, 1, 16384, 0, 0\n9, 1750001, 2, 65536, 1048576, 0\n");
+        // Submission latency is logged at dispatch, in dispatch order.
+        assert_eq!(read(2), "2, 0, 1, 16384, 0, 0\n3, 2500000, 0, 4096, 8192, 0\n7, 250000, 2, 65536, 1048576, 0\n");
+        let names: Vec<String> = std::fs::read_dir(dir.join("sub")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names.len(), 3, "no temporary file left: {names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lat_log_errors_leave_nothing_behind() {
+        let dir = scratch("latlog-err");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("plain");
+        std::fs::write(&file, "x").unwrap();
+        let rows = [row(0, 0, 10, Op::Read, 0, 4096)];
+        // A prefix under a regular file: its directory cannot be created.
+        let e = write_lat_logs(file.join("run").to_str().unwrap(), &rows).unwrap_err();
+        assert!(e.to_string().contains("plain"), "{e}");
+        // The target of the second log is a directory: the first log is not left half-done either.
+        std::fs::create_dir(dir.join("run_clat.1.log")).unwrap();
+        let e = write_lat_logs(dir.join("run").to_str().unwrap(), &rows).unwrap_err();
+        assert!(e.to_string().contains("run_clat.1.log"), "{e}");
+        let mut names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["plain", "run_clat.1.log"]);
+        assert_eq!(write_lat_logs("", &rows).unwrap_err().kind(), std::io::ErrorKind::InvalidInput);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -16,7 +16,8 @@ use super::txn::{Txn, TxnId, TxnKind};
 use super::wear::Wear;
 use super::Simulator;
 use crate::ftl::{Ftl, Writer};
-use crate::nand::NONE;
+use crate::engine::Time;
+use crate::nand::{Layout, NONE};
 
 /// Priority of a transaction's class on a chip (lower first): MQSim serves reads (host and GC),
 /// then writes, then erases.
@@ -30,14 +31,14 @@ fn rank(kind: TxnKind) -> u8 {
 
 /// The page offset within its block that `x` would use: a read's page, the page a write's plane
 /// programs next; `None` for erases and reads of never-written pages.
-fn page_in_block(x: &Txn, ftl: &Ftl, wear: &Wear, pages_per_block: u32) -> Option<u32> {
+fn page_in_block(x: &Txn, ftl: &Ftl, wear: &Wear, layout: &Layout) -> Option<u32> {
     let ppn = match x.kind {
         TxnKind::HostRead | TxnKind::GcRead => Some(x.ppn).filter(|&p| p != NONE),
         TxnKind::HostWrite => ftl.peek_in(x.plane, Writer::Host, wear.write_stream(x)),
         TxnKind::GcWrite => ftl.peek_in(x.plane, Writer::Gc, wear.write_stream(x)),
         TxnKind::Erase => None,
     };
-    ppn.map(|p| p % pages_per_block)
+    ppn.map(|p| layout.page_in_block(p))
 }
 
 impl Simulator {
@@ -49,28 +50,20 @@ impl Simulator {
             if (first..first + dpc).any(|d| self.flash.dies[d as usize].is_occupied()) {
                 return;
             }
-            // The next transaction of each die: (rank, time it was queued, id, die).
-            let mut best: Option<u8> = None;
-            let mut picks = std::mem::take(&mut self.chip_scratch);
-            picks.clear();
+            // The leader: of the next transaction of each die, the best class (rank), then the
+            // oldest, as the smallest (rank, time it was queued, id, die).
+            let mut pick: Option<(u8, Time, TxnId, u32)> = None;
             for d in first..first + dpc {
                 if let Some(t) = self.tsu.peek(d, &self.txns.items) {
                     let x = self.txns.get(t);
-                    let r = rank(x.kind);
-                    best = Some(best.map_or(r, |b| b.min(r)));
-                    picks.push((r, x.enqueued, t, d));
+                    let c = (rank(x.kind), x.enqueued, t, d);
+                    pick = Some(pick.map_or(c, |p| p.min(c)));
                 }
             }
-            let Some(best) = best else {
-                self.chip_scratch = picks;
-                return;
-            };
-            picks.retain(|p| p.0 == best);
-            let &(_, _, lead, lead_die) = picks.iter().min().expect("a pick of the best class");
-            self.chip_scratch = picks;
+            let Some((best, _, lead, lead_die)) = pick else { return };
             // The leader's page offset, taken before it starts (a write allocates its page then).
-            let ppb = self.layout.pages_per_block;
-            let page = page_in_block(self.txns.get(lead), &self.ftl, &self.wear, ppb);
+            let layout = self.layout;
+            let page = page_in_block(self.txns.get(lead), &self.ftl, &self.wear, &layout);
             let t = self.tsu.next(lead_die, &self.txns.items);
             debug_assert_eq!(t, Some(lead), "next() returns what peek() showed");
             if let Some(t) = t {
@@ -81,9 +74,11 @@ impl Simulator {
                 // to join; look again (or, if what that queued started, stop).
                 continue;
             }
+            // Without a page offset (an erase, a read of a never-written page) nothing can join.
+            let Some(page) = page else { continue };
             for d in first..first + dpc {
                 // A start above may have started this die already (GC work it queued).
-                if d == lead_die || self.flash.dies[d as usize].is_occupied() || page.is_none() {
+                if d == lead_die || self.flash.dies[d as usize].is_occupied() {
                     continue;
                 }
                 let mut out = std::mem::take(&mut self.pick_scratch);
@@ -91,7 +86,7 @@ impl Simulator {
                     let (txns, ftl, wear) = (&self.txns.items, &self.ftl, &self.wear);
                     let mut fits = |c: TxnId| {
                         let x = &txns[c as usize];
-                        rank(x.kind) == best && page_in_block(x, ftl, wear, ppb) == page
+                        rank(x.kind) == best && page_in_block(x, ftl, wear, &layout) == Some(page)
                     };
                     self.tsu.take_companions(d, 1, &mut fits, &mut out);
                 }

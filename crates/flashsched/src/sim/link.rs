@@ -82,7 +82,8 @@ impl HostLink {
     }
 
     /// The message of step `step` of a request's way in (`back` false: before its flash work)
-    /// or out: (direction, payload bytes, extra delay), or `None` when the way is over.
+    /// or out: (direction, payload bytes, extra delay), or `None` when the way is over. `bytes`
+    /// (the request's length) is the payload of the data messages of reads and writes only.
     fn message(&self, op: Op, bytes: u64, back: bool, step: u8) -> Option<(usize, u64, u64)> {
         match (self.kind, back) {
             (Kind::None, _) => None,
@@ -124,16 +125,18 @@ impl Simulator {
 
     /// The request's previous message arrived (or its way begins): send the next, or finish.
     pub(super) fn link_hop(&mut self, id: ReqId) {
-        let r = self.reqs.items[id as usize];
-        let bytes = if matches!(r.op, Op::Read | Op::Write) { r.dev_len } else { 0 };
-        match self.link.message(r.op, bytes, r.link_back, r.link_step) {
+        let (op, len, back, step, start) = {
+            let r = &self.reqs.items[id as usize];
+            (r.op, r.dev_len, r.link_back, r.link_step, r.link_start)
+        };
+        match self.link.message(op, len, back, step) {
             Some((dir, payload, delay)) => {
                 self.reqs.items[id as usize].link_step += 1;
                 // A processing delay (SATA's) holds the command, not the wire.
                 let at = if payload == 0 { self.now + delay } else { self.link.send(dir, payload, self.now + delay) };
                 self.events.push(at, Ev::LinkHop(id));
             }
-            None if !r.link_back => {
+            None if !back => {
                 self.split(id);
                 self.drain_hil();
             }
@@ -143,7 +146,7 @@ impl Simulator {
                 if matches!(self.link.kind, Kind::Pcie { .. }) {
                     self.link.send(TO_DEVICE, DOORBELL, self.now);
                 }
-                self.complete_to_host(id, self.now - r.link_start);
+                self.complete_to_host(id, self.now - start);
             }
         }
     }

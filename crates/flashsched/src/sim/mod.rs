@@ -28,7 +28,7 @@ use crate::ftl::{self, gc::VictimPolicy, Ftl};
 use crate::hil;
 use crate::host::{self, HostScheduler};
 use crate::nand::Layout;
-use crate::report::request_log::{MemorySink, OutputError, RequestSink};
+use crate::report::request_log::{OutputError, RequestSink};
 use crate::stats::{interval::IntervalStats, Breakdown, DeviceCounters, DirStats};
 use crate::trace::{Op, TraceError};
 use crate::tsu;
@@ -241,8 +241,6 @@ pub struct Simulator {
     read_whole_pages: bool,
     /// The host interface (`host.link`).
     link: link::HostLink,
-    /// Reused buffer: a chip's candidate transactions (`chip`).
-    chip_scratch: Vec<(u8, Time, TxnId, u32)>,
     /// The device queue marks writes for speed-aware placement (VIOS) and the drive's blocks
     /// differ in speed: `place_by_speed` has something to do.
     hil_places: bool,
@@ -336,7 +334,6 @@ impl Simulator {
             pending_dies: Vec::new(),
             finish_scratch: Vec::new(),
             pick_scratch: Vec::new(),
-            chip_scratch: Vec::new(),
             link: link::HostLink::new(s),
             ack_at_data_in: s.resolved.str("device.write_ack") == "data_in",
             read_whole_pages: s.resolved.str("device.channel.data_out") == "page",
@@ -357,11 +354,6 @@ impl Simulator {
             }
         }
         Ok(sim)
-    }
-
-    /// Keep one row per measured request in memory (the per-request log).
-    pub fn with_request_log(self, on: bool) -> Self {
-        self.with_request_sink(if on { Some(Box::new(MemorySink::default())) } else { None })
     }
 
     /// Hand one row per measured request to `sink` as it completes (the per-request log, kept in

@@ -97,6 +97,19 @@ pub struct TraceReader {
     pub file_size: u64,
 }
 
+/// `inner`, decompressed on the fly by the name's extension: `.gz` (gzip, members concatenated),
+/// `.zst` or `.zstd`; any other name is read as it is. Only a zstd header can fail here.
+pub fn decompressed<R: std::io::Read + Send + 'static>(inner: R, name: &str) -> std::io::Result<Box<dyn BufRead + Send>> {
+    let lower = name.to_ascii_lowercase();
+    Ok(if lower.ends_with(".gz") {
+        Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(BufReader::new(inner))))
+    } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
+        Box::new(BufReader::with_capacity(1 << 16, zstd::stream::read::Decoder::new(inner)?))
+    } else {
+        Box::new(BufReader::with_capacity(1 << 16, inner))
+    })
+}
+
 impl TraceReader {
     /// Open a trace; `.gz` and `.zst` are decompressed on the fly. `format` may be `Auto`.
     pub fn open(path: &Path, format: TraceFormat, device: Option<u64>, blkparse_action: char) -> Result<Self, TraceError> {
@@ -106,15 +119,7 @@ impl TraceReader {
         let file_size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let consumed = Arc::new(AtomicU64::new(0));
         let counted = CountingReader { inner: file, count: consumed.clone() };
-        let lower = name.to_ascii_lowercase();
-        let mut input: Box<dyn BufRead + Send> = if lower.ends_with(".gz") {
-            Box::new(BufReader::with_capacity(1 << 16, flate2::read::MultiGzDecoder::new(BufReader::new(counted))))
-        } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
-            let dec = zstd::stream::read::Decoder::new(counted).map_err(|e| whole(format!("not a zstd file: {e}")))?;
-            Box::new(BufReader::with_capacity(1 << 16, dec))
-        } else {
-            Box::new(BufReader::with_capacity(1 << 16, counted))
-        };
+        let mut input = decompressed(counted, &name).map_err(|e| whole(format!("not a zstd file: {e}")))?;
         let format = match format {
             TraceFormat::Auto => {
                 let head = peek_lines(&mut input, 64).map_err(|e| whole(format!("cannot read: {e}")))?;
