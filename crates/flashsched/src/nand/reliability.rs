@@ -66,8 +66,13 @@ impl StepGrid {
     /// Array program time at step `step_mv`: t_ref · ΔVp_ref / ΔVp (VIOS §2.2: a larger step needs
     /// fewer ISPP pulses), rounded to the nearest nanosecond.
     pub fn program_ns(&self, t_ref_ns: u64, step_mv: u16) -> u64 {
-        let s = step_mv.max(1) as u128;
-        ((t_ref_ns as u128 * self.ref_mv as u128 + s / 2) / s) as u64
+        let s = step_mv.max(1) as u64;
+        // Called on every program: a 64-bit division when the product fits (any real program
+        // time does), the same value as the 128-bit one it falls back to.
+        match (t_ref_ns.checked_mul(self.ref_mv as u64)).and_then(|p| p.checked_add(s / 2)) {
+            Some(n) => n / s,
+            None => ((t_ref_ns as u128 * self.ref_mv as u128 + s as u128 / 2) / s as u128) as u64,
+        }
     }
 
     /// The number of ISPP iterations at `step_mv` when `at_ref` are needed at the reference step:
@@ -411,6 +416,17 @@ mod tests {
         // RR/WR Table I's three speeds are the steps 0.225, 0.30 and 0.40 V.
         assert_eq!([225, 300, 400].map(|s| g.program_ns(600_000, s)), [800_000, 600_000, 450_000]);
         assert_eq!([300, 600, 225].map(|s| g.iterations(10, s)), [10, 5, 14]);
+    }
+
+    #[test]
+    fn program_time_past_64_bits_takes_the_wide_path_and_agrees() {
+        let g = StepGrid::VIOS;
+        let wide = |t: u64, s: u16| ((t as u128 * g.ref_mv as u128 + s as u128 / 2) / s as u128) as u64;
+        for t in [0, 1, 599_999, 600_000, u64::MAX / 300, u64::MAX / 300 + 1, u64::MAX / 2, u64::MAX] {
+            for s in [1, 225, 299, 300, 301, 600] {
+                assert_eq!(g.program_ns(t, s), wide(t, s), "t={t} step={s}");
+            }
+        }
     }
 
     /// The calibration targets: a median block (r_b = 3.7e-4) supports 0.60 V fresh and 0.30-0.36 V

@@ -37,9 +37,24 @@ impl Simulator {
         if r.len == 0 || !matches!(r.op, Op::Read | Op::Write) {
             return;
         }
-        let first = r.offset / self.page_size;
-        let last = (r.offset + r.len - 1) / self.page_size;
-        self.prefetch_mappings(first % self.logical_pages, last - first + 1);
+        let first = self.page_of(r.offset);
+        let last = self.page_of(r.offset + r.len - 1);
+        self.prefetch_mappings(self.fold_lpn(first), last - first + 1);
+    }
+
+    /// The page holding device byte `b`: a shift for the usual power-of-two page (a 64-bit
+    /// `div` is tens of cycles, and every request takes several).
+    #[inline]
+    fn page_of(&self, b: u64) -> u64 {
+        let ps = self.page_size;
+        if ps.is_power_of_two() { b >> ps.trailing_zeros() } else { b / ps }
+    }
+
+    /// A page number folded into the logical space (`workload.fold = "modulo"`); a page already
+    /// inside it, the usual case, needs no division.
+    #[inline]
+    fn fold_lpn(&self, page: u64) -> u64 {
+        if page < self.logical_pages { page } else { page % self.logical_pages }
     }
 
     /// Hint the mapping entries of up to `PREFETCH_PAGES` of the `pages` logical pages from
@@ -161,10 +176,10 @@ impl Simulator {
         // Reads of read-modify-writes among them: steps of their writes, not sub-requests.
         let mut rmw_reads = 0u32;
         if matches!(r.op, Op::Read | Op::Write | Op::Trim) && r.dev_len > 0 {
-            let first = r.dev_offset / ps;
-            let last = (r.dev_offset + r.dev_len - 1) / ps;
+            let first = self.page_of(r.dev_offset);
+            let last = self.page_of(r.dev_offset + r.dev_len - 1);
             // Fold into the logical space (workload.fold = "modulo"; "error" was checked upstream).
-            let first_lpn = first % self.logical_pages;
+            let first_lpn = self.fold_lpn(first);
             let pages = last - first + 1;
             if self.wear.grouping.is_some() {
                 self.group_request(r.op == Op::Write, first_lpn, pages);

@@ -32,7 +32,7 @@
 use crate::config::Settings;
 use crate::engine::Time;
 use crate::nand::latency::NandOpKind;
-use crate::nand::Layout;
+use crate::nand::{Divisor, Layout};
 use crate::sim::txn::TxnKind;
 
 /// The nominal latencies the estimator uses (ns).
@@ -106,10 +106,33 @@ pub struct Estimator {
     /// Cntr_Ready, Cntr_Total per channel.
     ready: Vec<u64>,
     total: Vec<u64>,
-    /// Dies per unit (1 with interleaving, dies per chip without), dies per chip, chips per channel.
-    dies_per_unit: u32,
-    dies_per_chip: u32,
-    chips_per_channel: u32,
+    /// Dies per unit (1 with interleaving, dies per chip without), as a divisor; the layout gives
+    /// a die's channel. Neither runs a `div`: both are asked on every queued host transaction.
+    per_unit: Divisor,
+    layout: Layout,
+}
+
+/// A counter as a float: the same value as `x as f64` for any count below 2^63, by the signed
+/// conversion (one instruction; the unsigned one is a branchy sequence, and the estimator
+/// converts a dozen counters on every queued host transaction).
+#[inline]
+fn f(x: u64) -> f64 {
+    debug_assert!(x < 1 << 63);
+    x as i64 as f64
+}
+
+/// `x.round() as u64` for a finite `x >= 0` (round half away from zero), without the call to
+/// libm's `round` that the baseline x86-64 target makes: below 2^52 the fraction `x - trunc(x)`
+/// is exact; from there on `x` is an integer.
+#[inline]
+fn round_u64(x: f64) -> u64 {
+    debug_assert!(x >= 0.0);
+    if x < (1u64 << 52) as f64 {
+        let t = x as u64;
+        if x - t as f64 >= 0.5 { t + 1 } else { t }
+    } else {
+        x as u64
+    }
 }
 
 /// `(1 - p) + p / n` of eq. 4, from the served and multi-plane counters.
@@ -118,8 +141,8 @@ fn adc_factor(served: u64, adv_ops: u64, adv_cmds: u64) -> f64 {
     if served == 0 || adv_cmds == 0 {
         return 1.0;
     }
-    let p = adv_ops as f64 / served as f64;
-    let n = adv_ops as f64 / adv_cmds as f64;
+    let p = f(adv_ops) / f(served);
+    let n = f(adv_ops) / f(adv_cmds);
     (1.0 - p) + p / n
 }
 
@@ -132,21 +155,20 @@ impl Estimator {
             units: vec![UnitCounters::default(); (layout.dies() / dies_per_unit) as usize],
             ready: vec![0; layout.channels as usize],
             total: vec![0; layout.channels as usize],
-            dies_per_unit,
-            dies_per_chip: layout.dies_per_chip,
-            chips_per_channel: layout.chips_per_channel,
+            per_unit: Divisor::new(dies_per_unit),
+            layout,
         }
     }
 
     /// The serial unit of `die`.
     #[inline]
     pub fn unit(&self, die: u32) -> u32 {
-        die / self.dies_per_unit
+        self.per_unit.div(die)
     }
 
     #[inline]
     fn channel(&self, die: u32) -> usize {
-        (die / self.dies_per_chip / self.chips_per_channel) as usize
+        self.layout.channel_of_die(die) as usize
     }
 
     /// A transaction for `die` entered its queue (Cntr_Total of its channel).
@@ -196,27 +218,27 @@ impl Estimator {
         let lat = &self.lat;
         let c = &self.units[self.unit(die) as usize];
         // Eq. 3 and 4.
-        let rd_queue = ahead.reads as f64 * lat.read as f64 * adc_factor(c.rd, c.ard_ops, c.ard_cmds);
+        let rd_queue = f64::from(ahead.reads) * f(lat.read) * adc_factor(c.rd, c.ard_ops, c.ard_cmds);
         let queue = if kind.is_read() {
             rd_queue
         } else {
-            rd_queue + ahead.writes as f64 * lat.write as f64 * adc_factor(c.wr, c.awr_ops, c.awr_cmds)
+            rd_queue + f64::from(ahead.writes) * f(lat.write) * adc_factor(c.wr, c.awr_ops, c.awr_cmds)
         };
         // Eq. 5.
         let served = c.rd + c.wr;
         let gc = if c.erases == 0 || served == 0 {
             0.0
         } else {
-            let t_move = c.moves as f64 / c.erases as f64 * (lat.read + lat.write) as f64;
-            c.erases as f64 / served as f64 * (t_move + lat.erase as f64)
+            let t_move = f(c.moves) / f(c.erases) * f(lat.read + lat.write);
+            f(c.erases) / f(served) * (t_move + f(lat.erase))
         };
         // Eq. 6.
         let ch = self.channel(die);
-        let interference = if self.total[ch] == 0 { 0.0 } else { self.ready[ch] as f64 / self.total[ch] as f64 * lat.xfer as f64 };
+        let interference = if self.total[ch] == 0 { 0.0 } else { f(self.ready[ch]) / f(self.total[ch]) * f(lat.xfer) };
         // Eq. 7.
         let residual = c.busy_until.saturating_sub(now);
         let own = lat.service(kind) + if kind == TxnKind::HostRead { lat.decode } else { 0 };
-        (queue + gc + interference).round() as u64 + residual + own
+        round_u64(queue + gc + interference) + residual + own
     }
 }
 
@@ -231,6 +253,25 @@ mod tests {
             o.set(s).unwrap();
         }
         Settings::from_options(&o).unwrap()
+    }
+
+    #[test]
+    fn rounding_and_conversion_agree_with_the_library() {
+        use rand::{Rng, SeedableRng};
+        let below_half = 0.5 - f64::EPSILON / 4.0;
+        let two52 = (1u64 << 52) as f64;
+        let mut xs = vec![0.0, below_half, 0.5, 1.5, 2.5, 1.0 - f64::EPSILON / 2.0, two52 - 0.5, two52 - 1.5, two52, two52 + 2.0, 1e18, 1.8e19];
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        for _ in 0..100_000 {
+            xs.push(rng.random_range(0.0..1e7));
+            xs.push(rng.random_range(0u32..10_000) as f64 + 0.5);
+        }
+        for x in xs {
+            assert_eq!(round_u64(x), x.round() as u64, "x = {x:e}");
+        }
+        for x in [0u64, 1, 12_345, (1 << 53) + 1, (1 << 62) + 3, (1 << 63) - 1] {
+            assert_eq!(f(x).to_bits(), (x as f64).to_bits(), "x = {x}");
+        }
     }
 
     #[test]

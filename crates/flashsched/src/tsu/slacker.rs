@@ -27,7 +27,6 @@
 //! `frfcfs+est` (FR-FCFS with the estimator running and nothing reordered: the baseline's
 //! estimation error and estimated slack).
 
-use rustc_hash::FxHashMap;
 use serde_json::json;
 
 use super::slack::{Ahead, Estimator};
@@ -92,6 +91,33 @@ struct Track {
     done: Time,
 }
 
+/// The tracks of the requests in the queues, by request id. Request ids are the simulator's slab
+/// indices (reused once a request is done, and never more than the requests in flight), so a
+/// vector indexed by them does what a hash map would, without hashing on every sub-request.
+#[derive(Debug, Default)]
+struct Tracks {
+    slots: Vec<Option<Track>>,
+}
+
+impl Tracks {
+    #[inline]
+    fn get_mut(&mut self, req: ReqId) -> Option<&mut Track> {
+        self.slots.get_mut(req as usize).and_then(Option::as_mut)
+    }
+    #[inline]
+    fn get_or_insert_with(&mut self, req: ReqId, new: impl FnOnce() -> Track) -> &mut Track {
+        let i = req as usize;
+        if i >= self.slots.len() {
+            self.slots.resize_with(i + 1, || None);
+        }
+        self.slots[i].get_or_insert_with(new)
+    }
+    #[inline]
+    fn remove(&mut self, req: ReqId) -> Option<Track> {
+        self.slots.get_mut(req as usize).and_then(Option::take)
+    }
+}
+
 /// Estimated against actual response times of host sub-requests of one direction.
 #[derive(Debug, Clone, Copy, Default)]
 struct ErrorSums {
@@ -150,7 +176,7 @@ pub struct Slacker {
     /// The resume overhead a pause adds to the paused program (device.suspend.resume).
     resume_ns: u64,
     subs: Vec<Sub>,
-    tracks: FxHashMap<ReqId, Track>,
+    tracks: Tracks,
     /// Emptied `Track::live` vectors, reused.
     spare: Vec<Vec<TxnId>>,
     /// Per unit: host reads and host writes queued (the queue terms of eq. 3).
@@ -169,7 +195,7 @@ impl Slacker {
             est: Estimator::new(s, layout),
             resume_ns: s.resolved.ns("device.suspend.resume"),
             subs: Vec::new(),
-            tracks: FxHashMap::default(),
+            tracks: Tracks::default(),
             spare: Vec::new(),
             paused: vec![(Vec::new(), false); layout.dies() as usize],
             host_q: vec![[0, 0]; layout.dies() as usize],
@@ -205,7 +231,7 @@ impl Slacker {
     fn enqueue_host(&mut self, id: TxnId, txn: &Txn) {
         let now = txn.enqueued;
         let die = txn.die;
-        let chip = (die / self.base.dies_per_chip) as usize;
+        let chip = self.base.dpc.div(die) as usize;
         let unit = self.est.unit(die);
         let read = txn.kind.is_read();
         let bypass = if read { self.mech.rbyp } else { self.mech.wbyp };
@@ -260,13 +286,8 @@ impl Slacker {
         }
         let est_done = now + self.est.response(die, txn.kind, ahead, now);
         self.subs[id as usize].est_done = est_done;
-        let track = match self.tracks.entry(txn.req) {
-            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                let live = self.spare.pop().unwrap_or_default();
-                v.insert(Track { live, ..Default::default() })
-            }
-        };
+        let spare = &mut self.spare;
+        let track = self.tracks.get_or_insert_with(txn.req, || Track { live: spare.pop().unwrap_or_default(), ..Default::default() });
         track.live.push(id);
         track.est_max = track.est_max.max(est_done);
         if passed > 0 {
@@ -284,7 +305,7 @@ impl Slacker {
 
     /// The request's last sub-request is done: count what it used and forget it.
     fn retire(&mut self, req: ReqId) {
-        if let Some(mut t) = self.tracks.remove(&req) {
+        if let Some(mut t) = self.tracks.remove(req) {
             self.n.requests += 1;
             if t.done > t.est_max {
                 self.n.late += 1;
@@ -351,7 +372,7 @@ impl TransactionScheduler for Slacker {
             let (run, _) = &self.paused[die as usize];
             !run.is_empty() && run.iter().all(|&w| self.slack(w) >= need)
         };
-        let chip = (die / self.base.dies_per_chip) as usize;
+        let chip = self.base.dpc.div(die) as usize;
         let pick = if covered {
             self.base.reads[chip].iter().position(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead)
         } else {
@@ -370,7 +391,7 @@ impl TransactionScheduler for Slacker {
             self.subs[w as usize].slack -= need;
         }
         self.n.pause_reads += 1;
-        if let Some(t) = self.tracks.get_mut(&txns[r as usize].req) {
+        if let Some(t) = self.tracks.get_mut(txns[r as usize].req) {
             t.used |= USED_WP;
         }
         Some(r)
@@ -396,7 +417,7 @@ impl TransactionScheduler for Slacker {
         true
     }
     fn request_queued(&mut self, req: ReqId, _now: Time) {
-        let Some(t) = self.tracks.get_mut(&req) else { return };
+        let Some(t) = self.tracks.get_mut(req) else { return };
         t.all_queued = true;
         // Eq. 8 for the sub-requests still waiting or running.
         for &s in &t.live {
@@ -424,7 +445,7 @@ impl TransactionScheduler for Slacker {
             }
             self.n.pause_reads += group.len() as u64;
             for &r in group {
-                if let Some(t) = self.tracks.get_mut(&txns[r as usize].req) {
+                if let Some(t) = self.tracks.get_mut(txns[r as usize].req) {
                     t.used |= USED_WP;
                 }
             }
@@ -439,7 +460,7 @@ impl TransactionScheduler for Slacker {
         e.est += est;
         e.actual += actual;
         e.abs_err += (est - actual).abs();
-        let Some(tr) = self.tracks.get_mut(&txn.req) else { return };
+        let Some(tr) = self.tracks.get_mut(txn.req) else { return };
         tr.done = tr.done.max(now);
         if let Some(i) = tr.live.iter().position(|&x| x == t) {
             tr.live.swap_remove(i);
@@ -465,7 +486,7 @@ impl TransactionScheduler for Slacker {
         }
         if reader.is_none() {
             // At a pause point with no new arrival: only if a host read is waiting for the die.
-            let chip = (die / self.base.dies_per_chip) as usize;
+            let chip = self.base.dpc.div(die) as usize;
             if !self.base.reads[chip].iter().any(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead) {
                 return false;
             }
