@@ -105,7 +105,25 @@ fn variation_json(v: &crate::nand::reliable::VariationReport) -> Value {
     })
 }
 
+/// The blocks' erase counts: exact (count, blocks) pairs when there are at most 64 distinct
+/// counts, else 51 bins of equal width from the smallest.
 fn erase_histogram(counts: &[u32]) -> Value {
+    let (Some(&lo), Some(&hi)) = (counts.iter().min(), counts.iter().max()) else {
+        return json!({"kind": "exact", "bins": []});
+    };
+    // A drive has a million blocks and their counts lie close together: tallied in an array
+    // over the range when it is short, a tree only when it is not.
+    if hi - lo < 4096 {
+        let mut tally = vec![0u64; (hi - lo + 1) as usize];
+        for &c in counts {
+            tally[(c - lo) as usize] += 1;
+        }
+        if tally.iter().filter(|&&n| n > 0).count() <= 64 {
+            let bins: Vec<Value> = tally.iter().enumerate().filter(|(_, &n)| n > 0).map(|(i, n)| json!([lo + i as u32, n])).collect();
+            return json!({"kind": "exact", "bins": bins});
+        }
+        return binned_erase_histogram(counts, lo, hi);
+    }
     let mut exact: BTreeMap<u32, u64> = BTreeMap::new();
     for &c in counts {
         *exact.entry(c).or_default() += 1;
@@ -116,8 +134,10 @@ fn erase_histogram(counts: &[u32]) -> Value {
     if exact.len() <= 64 {
         return json!({"kind": "exact", "bins": exact.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()});
     }
-    let lo = *counts.iter().min().unwrap();
-    let hi = *counts.iter().max().unwrap();
+    binned_erase_histogram(counts, lo, hi)
+}
+
+fn binned_erase_histogram(counts: &[u32], lo: u32, hi: u32) -> Value {
     let width = ((hi - lo) / 50 + 1) as u64;
     let mut bins = vec![0u64; 51];
     for &c in counts {
@@ -461,6 +481,41 @@ fn commands_json(c: &crate::stats::DeviceCounters) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The histogram by a tree over every distinct count (what `erase_histogram` does the long
+    /// way), to check the tally it uses for short ranges.
+    fn histogram_by_tree(counts: &[u32]) -> Value {
+        let exact: BTreeMap<u32, u64> = counts.iter().fold(BTreeMap::new(), |mut m, &c| {
+            *m.entry(c).or_default() += 1;
+            m
+        });
+        if exact.len() <= 64 {
+            return json!({"kind": "exact", "bins": exact.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()});
+        }
+        let (lo, hi) = (*exact.keys().next().unwrap(), *exact.keys().last().unwrap());
+        binned_erase_histogram(counts, lo, hi)
+    }
+
+    #[test]
+    fn erase_histogram_is_the_same_by_tally_and_by_tree() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
+        let cases: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![12_000; 1000],
+            (0..64).collect(),
+            (0..65).collect(),
+            (0..5000).map(|i| 7 + i % 64).collect(),
+            (0..5000).map(|i| 7 + i % 65).collect(),
+            (0..5000).map(|_| rng.random_range(100..4195)).collect(),
+            (0..5000).map(|_| rng.random_range(100..5000)).collect(),
+            (0..200).map(|i| if i % 2 == 0 { 3 } else { 90_000 + i }).collect(),
+            vec![5, 5, 4200, 4200],
+        ];
+        for c in cases {
+            assert_eq!(erase_histogram(&c), histogram_by_tree(&c), "{} counts from {:?}", c.len(), c.iter().min());
+        }
+    }
 
     #[test]
     fn json_plus_bins_count_every_request() {
