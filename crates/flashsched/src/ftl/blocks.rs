@@ -47,9 +47,10 @@ pub(super) struct BlockTable {
 
 impl BlockTable {
     pub fn new(layout: &Layout, init: BlockMeta) -> Self {
-        // vec![x; n] of a non-zero record writes it; the table is 16 bytes per block either way.
+        // A non-zero record is written whole at once; the table is 16 bytes per block either way,
+        // touched at every plane's open blocks: huge pages (`mem`).
         let n = (layout.planes() * (layout.blocks_per_plane + META_PAD)) as usize;
-        BlockTable { metas: vec![init; n], per_plane: Divisor::new(layout.blocks_per_plane) }
+        BlockTable { metas: crate::mem::table(n, init), per_plane: Divisor::new(layout.blocks_per_plane) }
     }
 
     #[inline(always)]
@@ -103,8 +104,8 @@ impl ValidBits {
         // Words of consecutive pages; a word may hold pages of two planes when a plane's pages are
         // not a multiple of 64: each plane's part of it then lives in that plane's own copy.
         let n = (layout.pages().div_ceil(64) + layout.planes() as u64 * BITS_PAD as u64) as usize;
-        // vec![0; n] is calloc: untouched pages of a large drive cost no memory or time.
-        ValidBits { words: vec![0u64; n], per_plane: Divisor::new(layout.pages_per_plane) }
+        // calloc: untouched pages of a large drive cost no memory or time.
+        ValidBits { words: crate::mem::zeroed(n), per_plane: Divisor::new(layout.pages_per_plane) }
     }
 
     /// The word holding `ppn`'s bit.

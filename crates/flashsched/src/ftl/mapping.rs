@@ -7,42 +7,70 @@ use crate::nand::{Lpn, Ppn, NONE};
 const CHUNK_BITS: u32 = 12;
 const CHUNK: usize = 1 << CHUNK_BITS;
 
+/// Chunks handed out from one slab (8 MiB of entries).
+const SLAB_BITS: u32 = 9;
+const SLAB_CHUNKS: usize = 1 << SLAB_BITS;
+/// `chunk_at` of a chunk never written.
+const NO_CHUNK: u32 = u32::MAX;
+
 /// Entries hold `ppn + 1`, so 0 means unmapped and a new chunk is zeroed memory, which the
-/// allocator gets from the OS without writing it.
+/// allocator gets from the OS without writing it. Chunks are numbered in the order they are first
+/// written and carved from slabs of `SLAB_CHUNKS` advised as huge pages (`crate::mem`): the
+/// entries a run touches are spread over the whole table, and with 4 KiB pages their lookups
+/// missed in the TLB as well as in the cache.
 #[derive(Debug, Clone)]
 pub struct L2p {
-    chunks: Vec<Option<Box<[u32]>>>,
+    /// Per chunk of the logical space: its number among the chunks handed out, or `NO_CHUNK`.
+    chunk_at: Vec<u32>,
+    slabs: Vec<Vec<u32>>,
+    /// Chunks handed out.
+    used: u32,
+    /// Chunks in a slab: `SLAB_CHUNKS`, or all of a smaller drive's.
+    slab_chunks: usize,
     mapped: u64,
 }
 
 impl L2p {
     pub fn new(logical_pages: u64) -> Self {
         let n = (logical_pages as usize).div_ceil(CHUNK);
-        L2p { chunks: (0..n).map(|_| None).collect(), mapped: 0 }
+        L2p { chunk_at: vec![NO_CHUNK; n], slabs: Vec::new(), used: 0, slab_chunks: n.clamp(1, SLAB_CHUNKS), mapped: 0 }
+    }
+
+    /// The entry of `lpn` if its chunk was ever written.
+    #[inline]
+    fn entry(&self, lpn: Lpn) -> Option<&u32> {
+        let c = self.chunk_at[(lpn >> CHUNK_BITS) as usize];
+        if c == NO_CHUNK {
+            return None;
+        }
+        let slab = &self.slabs[(c >> SLAB_BITS) as usize];
+        Some(&slab[((c as usize & (SLAB_CHUNKS - 1)) << CHUNK_BITS) | (lpn as usize & (CHUNK - 1))])
     }
 
     #[inline]
     pub fn get(&self, lpn: Lpn) -> Option<Ppn> {
-        match &self.chunks[(lpn >> CHUNK_BITS) as usize] {
-            Some(c) => c[lpn as usize & (CHUNK - 1)].checked_sub(1),
-            None => None,
-        }
+        self.entry(lpn).and_then(|&e| e.checked_sub(1))
     }
 
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
-        if let Some(c) = &self.chunks[(lpn >> CHUNK_BITS) as usize] {
-            super::prefetch(&c[lpn as usize & (CHUNK - 1)]);
+        if let Some(e) = self.entry(lpn) {
+            super::prefetch(e);
         }
     }
 
     /// Set or clear (`NONE`) the entry; returns the previous mapping.
     #[inline]
     pub fn set(&mut self, lpn: Lpn, ppn: Ppn) -> Option<Ppn> {
-        let slot = &mut self.chunks[(lpn >> CHUNK_BITS) as usize];
-        let chunk = slot.get_or_insert_with(|| vec![0u32; CHUNK].into_boxed_slice());
+        let ci = (lpn >> CHUNK_BITS) as usize;
+        if self.chunk_at[ci] == NO_CHUNK {
+            self.chunk_at[ci] = self.new_chunk();
+        }
+        let c = self.chunk_at[ci];
+        let slab = &mut self.slabs[(c >> SLAB_BITS) as usize];
+        let e = &mut slab[((c as usize & (SLAB_CHUNKS - 1)) << CHUNK_BITS) | (lpn as usize & (CHUNK - 1))];
         let new = if ppn == NONE { 0 } else { ppn + 1 };
-        let old = std::mem::replace(&mut chunk[lpn as usize & (CHUNK - 1)], new).checked_sub(1);
+        let old = std::mem::replace(e, new).checked_sub(1);
         match (old.is_some(), ppn != NONE) {
             (false, true) => self.mapped += 1,
             (true, false) => self.mapped -= 1,
@@ -51,20 +79,34 @@ impl L2p {
         old
     }
 
+    /// Hand out the next chunk, starting a slab when the last one is full.
+    #[cold]
+    fn new_chunk(&mut self) -> u32 {
+        let c = self.used;
+        if c as usize % SLAB_CHUNKS == 0 {
+            self.slabs.push(crate::mem::zeroed(self.slab_chunks * CHUNK));
+        }
+        self.used += 1;
+        c
+    }
+
     pub fn mapped(&self) -> u64 {
         self.mapped
     }
 
     /// Every (lpn, ppn) pair, for invariant checks.
     pub fn iter(&self) -> impl Iterator<Item = (Lpn, Ppn)> + '_ {
-        self.chunks.iter().enumerate().flat_map(|(ci, c)| {
-            c.iter().flat_map(move |c| {
-                c.iter().enumerate().filter(|(_, &p)| p != 0).map(move |(i, &p)| (((ci << CHUNK_BITS) + i) as Lpn, p - 1))
+        (0..self.chunk_at.len()).flat_map(move |ci| {
+            (0..CHUNK).filter_map(move |i| {
+                let lpn = ((ci << CHUNK_BITS) + i) as Lpn;
+                self.get(lpn).map(|p| (lpn, p))
             })
         })
     }
 
     pub fn allocated_bytes(&self) -> usize {
-        self.chunks.iter().filter(|c| c.is_some()).count() * CHUNK * 4 + self.chunks.len() * 8
+        // The chunks handed out (a slab's untouched rest is address space, not memory) and the
+        // index of every chunk of the logical space.
+        self.used as usize * CHUNK * 4 + self.chunk_at.len() * 4
     }
 }

@@ -183,8 +183,13 @@ impl Ftl {
     pub fn erase_count(&self, block: u32) -> u32 {
         self.blocks[block].erase_count
     }
+    /// Every block's erase count, in block order (4 bytes a block: in huge pages, `crate::mem`).
     pub fn erase_counts(&self) -> Vec<u32> {
-        self.blocks.iter().map(|b| b.erase_count).collect()
+        let mut v = crate::mem::zeroed(self.layout.blocks() as usize);
+        for (c, b) in v.iter_mut().zip(self.blocks.iter()) {
+            *c = b.erase_count;
+        }
+        v
     }
     pub fn write_pointer(&self, block: u32) -> u16 {
         self.blocks[block].write_ptr
@@ -483,6 +488,7 @@ impl Ftl {
                 Some(slot) => slot,
                 None => {
                     let slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
+                    crate::mem::reserve(&mut self.p2l, self.layout.pages_per_block as usize);
                     self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
                     slot
                 }

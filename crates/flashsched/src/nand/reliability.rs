@@ -374,7 +374,7 @@ impl PageModes {
             if mode == 0 {
                 return;
             }
-            self.bits = vec![0; self.pages.div_ceil(32)];
+            self.bits = crate::mem::zeroed(self.pages.div_ceil(32));
         }
         let w = &mut self.bits[ppn / 32];
         let sh = (ppn % 32) * 2;

@@ -77,7 +77,8 @@ fn split_json(d: &DirStats) -> Value {
     })
 }
 
-fn summary_of(values: &[u64]) -> (u64, f64, u64, f64) {
+/// Min, mean, max and population standard deviation of the blocks' erase counts.
+fn summary_of(values: &[u32]) -> (u64, f64, u64, f64) {
     if values.is_empty() {
         return (0, 0.0, 0, 0.0);
     }
@@ -85,7 +86,7 @@ fn summary_of(values: &[u64]) -> (u64, f64, u64, f64) {
     let sum: u128 = values.iter().map(|&v| v as u128).sum();
     let mean = sum as f64 / n;
     let var = values.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / n;
-    (*values.iter().min().unwrap(), mean, *values.iter().max().unwrap(), var.sqrt())
+    (*values.iter().min().unwrap() as u64, mean, *values.iter().max().unwrap() as u64, var.sqrt())
 }
 
 /// `ssd.variation`: the detected program speeds and what detection did (whole run, warm-up included).
@@ -165,8 +166,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "trim": dir_json(&o.trim, window, json_plus),
     });
     let c = &o.counters;
-    let ec: Vec<u64> = o.erase_counts.iter().map(|&e| e as u64).collect();
-    let (emin, emean, emax, esd) = summary_of(&ec);
+    let (emin, emean, emax, esd) = summary_of(&o.erase_counts);
     let util = |busy: &[u64]| -> Vec<f64> {
         busy.iter().map(|&b| if window > 0 { round3(b as f64 / window as f64).min(1.0) } else { 0.0 }).collect()
     };

@@ -16,7 +16,9 @@ pub const FIO_PERCENTILES: [f64; 17] =
 #[derive(Debug, Clone)]
 pub struct Dist {
     /// u32 counts: half the memory of u64, and a bucket would need 4 billion samples to saturate.
-    hist: Histogram<u32>,
+    /// Made on the first sample it must hold (a nonzero one, or zeros at `settle`): each is 135 KB
+    /// of counts, written whole when made, and many stages of many directions never get one.
+    hist: Option<Histogram<u32>>,
     pub n: u64,
     sum: u128,
     sumsq: u128,
@@ -30,8 +32,12 @@ pub struct Dist {
 
 impl Default for Dist {
     fn default() -> Self {
-        Dist { hist: Histogram::new_with_bounds(1, 1 << 42, 3).expect("valid bounds"), n: 0, sum: 0, sumsq: 0, min: 0, max: 0, zeros: 0 }
+        Dist { hist: None, n: 0, sum: 0, sumsq: 0, min: 0, max: 0, zeros: 0 }
     }
+}
+
+fn new_histogram() -> Histogram<u32> {
+    Histogram::new_with_bounds(1, 1 << 42, 3).expect("valid bounds")
 }
 
 impl Dist {
@@ -43,7 +49,7 @@ impl Dist {
             self.n += 1;
             return;
         }
-        self.hist.saturating_record(v);
+        self.hist.get_or_insert_with(new_histogram).saturating_record(v);
         if self.n == 0 || v < self.min {
             self.min = v;
         }
@@ -60,14 +66,15 @@ impl Dist {
         while self.zeros > 0 {
             let n = self.zeros.min(u32::MAX as u64);
             // Counts saturate either way, so adding them at once is recording them one by one.
-            self.hist.saturating_record_n(0, n as u32);
+            self.hist.get_or_insert_with(new_histogram).saturating_record_n(0, n as u32);
             self.zeros -= n;
         }
     }
 
-    fn settled(&self) -> &Histogram<u32> {
+    /// The histogram, once `settle` added the zeros; `None` when no sample was ever recorded.
+    fn settled(&self) -> Option<&Histogram<u32>> {
         assert_eq!(self.zeros, 0, "latency distribution read before Dist::settle");
-        &self.hist
+        self.hist.as_ref()
     }
 
     pub fn mean(&self) -> f64 {
@@ -92,7 +99,7 @@ impl Dist {
         var.sqrt()
     }
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 { 0 } else { self.settled().value_at_percentile(p) }
+        self.settled().map_or(0, |h| h.value_at_percentile(p))
     }
     pub fn sum(&self) -> u128 {
         self.sum
@@ -103,7 +110,9 @@ impl Dist {
     pub fn combined(&self, other: &Dist) -> Dist {
         self.settled();
         let mut d = self.clone();
-        d.hist.add(other.settled()).expect("same bounds");
+        if let Some(o) = other.settled() {
+            d.hist.get_or_insert_with(new_histogram).add(o).expect("same bounds");
+        }
         d.min = match (self.n, other.n) {
             (0, _) => other.min,
             (_, 0) => self.min,
@@ -122,7 +131,7 @@ impl Dist {
     /// 2^(msb-10), so it lies inside a single fio bin (width 2^(msb-6), or 1 below 128).
     pub fn fio_bins(&self) -> Vec<(u64, u64)> {
         let mut counts: Vec<(usize, u64)> = Vec::new();
-        for step in self.settled().iter_recorded() {
+        for step in self.settled().into_iter().flat_map(|h| h.iter_recorded()) {
             let idx = fio_plat_idx(step.value_iterated_to());
             let c = step.count_since_last_iteration();
             match counts.last_mut() {

@@ -1,0 +1,92 @@
+//! Large tables backed by huge pages where the kernel allows it.
+//!
+//! The FTL's per-block and per-page tables of a large drive are tens of megabytes, and a run
+//! touches them at a few hundred places at once (one open block per plane and stream, scattered
+//! over the whole table). With 4 KiB pages those places need more TLB entries than the core has,
+//! and the page walks cost more than the loads they serve (docs/performance.md, "Third step").
+//! Linux's transparent huge pages are often enabled only for memory that asks for them
+//! (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`): these helpers ask, with
+//! `madvise(MADV_HUGEPAGE)`, before the table's pages are first touched. Elsewhere, or when the
+//! kernel refuses, nothing changes but the speed: the advice never changes what is stored.
+
+/// Huge pages are 2 MiB on x86-64 and on arm64 with 4 KiB base pages.
+const HUGE: usize = 2 << 20;
+
+/// `n` copies of `value`, in memory advised as huge pages before it is written.
+pub fn table<T: Clone>(n: usize, value: T) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    advise(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+    v.resize(n, value);
+    v
+}
+
+/// `n` zeroes, in memory advised as huge pages. The allocation is `calloc`'s: pages no one
+/// touches still cost nothing (a huge page is taken whole on the first touch of its 2 MiB).
+pub fn zeroed<T: Copy + Default + Zeroable>(n: usize) -> Vec<T> {
+    let mut v = vec![T::default(); n];
+    advise(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
+    v
+}
+
+/// Room for `additional` more elements in `v`, growing as `Vec` does (doubling), with a new
+/// buffer advised as huge pages before its new part is written. (A table that grows as the run
+/// goes, such as the FTL's page-to-logical entries of the blocks opened so far.)
+pub fn reserve<T>(v: &mut Vec<T>, additional: usize) {
+    if v.capacity() - v.len() >= additional {
+        return;
+    }
+    v.reserve(additional);
+    advise(v.as_mut_ptr() as *mut u8, v.capacity() * std::mem::size_of::<T>());
+}
+
+/// Integer types whose all-zero bit pattern is their default, so that `vec![T::default(); n]`
+/// is a `calloc` and leaves the pages untouched.
+pub trait Zeroable {}
+impl Zeroable for u8 {}
+impl Zeroable for u32 {}
+impl Zeroable for u64 {}
+
+#[cfg(target_os = "linux")]
+fn advise(ptr: *mut u8, len: usize) {
+    // Only whole, aligned huge pages inside the allocation can be huge; a table smaller than two
+    // of them gains little.
+    if len < 2 * HUGE {
+        return;
+    }
+    let start = (ptr as usize).next_multiple_of(HUGE);
+    let end = (ptr as usize + len) & !(HUGE - 1);
+    if end > start {
+        // SAFETY: the range lies inside the allocation, which this process owns; MADV_HUGEPAGE
+        // changes how the kernel backs the pages, never their contents. A refusal (no THP
+        // support, THP disabled) is harmless, so the result is not checked.
+        unsafe {
+            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise(_ptr: *mut u8, _len: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_hold_what_was_asked() {
+        let t = table(3 << 20, 7u32);
+        assert_eq!(t.len(), 3 << 20);
+        assert!(t.iter().all(|&x| x == 7));
+        let z: Vec<u64> = zeroed(5 << 20);
+        assert_eq!(z.len(), 5 << 20);
+        assert!(z.iter().all(|&x| x == 0));
+        let mut g: Vec<u32> = Vec::new();
+        for i in 0..(3u32 << 20) {
+            reserve(&mut g, 1);
+            g.push(i);
+        }
+        assert!(g.iter().enumerate().all(|(i, &x)| x == i as u32));
+        let small = table(10, (1u8, 2u16));
+        assert_eq!(small, vec![(1, 2); 10]);
+    }
+}
