@@ -12,6 +12,9 @@ const SLAB_BITS: u32 = 9;
 const SLAB_CHUNKS: usize = 1 << SLAB_BITS;
 /// `chunk_at` of a chunk never written.
 const NO_CHUNK: u32 = u32::MAX;
+/// A slab of chunks: a fixed-size array, so that an entry's index, masked below its length,
+/// needs no bounds check. A small drive's slab is mostly address space never touched.
+type Slab = [u32; SLAB_CHUNKS * CHUNK];
 
 /// Entries hold `ppn + 1`, so 0 means unmapped and a new chunk is zeroed memory, which the
 /// allocator gets from the OS without writing it. Chunks are numbered in the order they are first
@@ -22,18 +25,16 @@ const NO_CHUNK: u32 = u32::MAX;
 pub struct L2p {
     /// Per chunk of the logical space: its number among the chunks handed out, or `NO_CHUNK`.
     chunk_at: Vec<u32>,
-    slabs: Vec<Vec<u32>>,
+    slabs: Vec<Box<Slab>>,
     /// Chunks handed out.
     used: u32,
-    /// Chunks in a slab: `SLAB_CHUNKS`, or all of a smaller drive's.
-    slab_chunks: usize,
     mapped: u64,
 }
 
 impl L2p {
     pub fn new(logical_pages: u64) -> Self {
         let n = (logical_pages as usize).div_ceil(CHUNK);
-        L2p { chunk_at: vec![NO_CHUNK; n], slabs: Vec::new(), used: 0, slab_chunks: n.clamp(1, SLAB_CHUNKS), mapped: 0 }
+        L2p { chunk_at: vec![NO_CHUNK; n], slabs: Vec::new(), used: 0, mapped: 0 }
     }
 
     /// The entry of `lpn` if its chunk was ever written.
@@ -84,7 +85,8 @@ impl L2p {
     fn new_chunk(&mut self) -> u32 {
         let c = self.used;
         if c as usize % SLAB_CHUNKS == 0 {
-            self.slabs.push(crate::mem::zeroed(self.slab_chunks * CHUNK));
+            let slab: Box<[u32]> = crate::mem::zeroed(SLAB_CHUNKS * CHUNK).into_boxed_slice();
+            self.slabs.push(slab.try_into().expect("a slab's length"));
         }
         self.used += 1;
         c
