@@ -69,7 +69,7 @@ impl Flash {
             dies: vec![Die::default(); layout.dies() as usize],
             channels: vec![Channel::default(); layout.channels as usize],
             latency: LatencyModel::from_settings(s, wear),
-            bus: BusTiming::new(&s.timing),
+            bus: BusTiming::new(&s.timing).remembering(s.geometry.page_size as u64),
             ecc: EccModel::new(&s.timing),
             decoders: EccDecoders::new(layout.channels, s.device_model.ecc_decoders),
             suspend: SuspendConfig::new(s),
