@@ -85,6 +85,11 @@ pub enum OpenRule {
 pub struct PlaneState {
     /// The open block of each stream (`NONE`: none).
     pub active: [u32; STREAMS],
+    /// The write pointer of each stream's open block (0 without one): the block record's own,
+    /// kept here too so that an allocation reads the plane's record only. The open blocks of all
+    /// planes are spread over the whole block table, and that load missed the cache on most
+    /// writes (docs/performance.md); the plane records are few and stay cached.
+    open_wp: [u16; STREAMS],
     /// Erased blocks, oldest-freed first. Blocks never used yet are handed out from `next_fresh`.
     free: VecDeque<u32>,
     next_fresh: u32,
@@ -137,6 +142,7 @@ impl Ftl {
         let planes = (0..layout.planes())
             .map(|_| PlaneState {
                 active: [NONE; STREAMS],
+                open_wp: [0; STREAMS],
                 free: VecDeque::new(),
                 next_fresh: 0,
                 free_blocks: layout.blocks_per_plane,
@@ -275,8 +281,8 @@ impl Ftl {
     /// Pages left in the open block of `stream` of `plane` (0 without one).
     #[inline]
     fn left_in(&self, plane: u32, stream: Stream) -> u32 {
-        let a = self.planes[plane as usize].active[stream as usize];
-        if a == NONE { 0 } else { self.layout.pages_per_block - self.blocks[a].write_ptr as u32 }
+        let ps = &self.planes[plane as usize];
+        if ps.active[stream as usize] == NONE { 0 } else { self.layout.pages_per_block - ps.open_wp[stream as usize] as u32 }
     }
 
     /// May `who` take a page of `stream` in `plane` (whose open block has `left` pages)?
@@ -317,11 +323,13 @@ impl Ftl {
             }
             let b = self.take_free_block(plane, self.open_rules[stream as usize]);
             self.blocks[b].state = BlockState::Active;
-            self.planes[plane as usize].active[stream as usize] = b;
+            self.open(plane, stream, b);
         }
-        let b = self.planes[plane as usize].active[stream as usize];
-        let page = self.blocks[b].write_ptr;
-        self.blocks[b].write_ptr += 1;
+        let ps = &mut self.planes[plane as usize];
+        let b = ps.active[stream as usize];
+        let page = ps.open_wp[stream as usize];
+        ps.open_wp[stream as usize] = page + 1;
+        self.blocks[b].write_ptr = page + 1;
         // A block that just became full stays `Active` until the next allocation, so it is not a
         // GC candidate while its last program may still be in flight.
         Some(b * self.layout.pages_per_block + page as u32)
@@ -340,9 +348,9 @@ impl Ftl {
         if !self.may_take(plane, who, stream, left) {
             return None;
         }
-        let a = self.planes[plane as usize].active[stream as usize];
+        let ps = &self.planes[plane as usize];
         if left > 0 {
-            return Some(a * ppb + self.blocks[a].write_ptr as u32);
+            return Some(ps.active[stream as usize] * ppb + ps.open_wp[stream as usize] as u32);
         }
         Some(self.pick_free(plane, self.open_rules[stream as usize]).0 * ppb)
     }
@@ -386,9 +394,17 @@ impl Ftl {
         }
         let b = self.take_free_block(plane, rule);
         self.blocks[b].state = BlockState::Active;
-        self.planes[plane as usize].active[STREAM_MIGRATION as usize] = b;
+        self.open(plane, STREAM_MIGRATION, b);
         self.frontier_moved(plane);
         Some(b)
+    }
+
+    /// `block` (just taken free: nothing written yet) is the open block of `stream` of `plane`.
+    fn open(&mut self, plane: u32, stream: Stream, block: u32) {
+        debug_assert_eq!(self.blocks[block].write_ptr, 0);
+        let ps = &mut self.planes[plane as usize];
+        ps.active[stream as usize] = block;
+        ps.open_wp[stream as usize] = 0;
     }
 
     /// Close `block` if it is the full open block of a grouped (non-default, non-migration)
@@ -402,6 +418,7 @@ impl Ftl {
         let ps = &mut self.planes[plane as usize];
         if ps.active[STREAM_HOT as usize] == block {
             ps.active[STREAM_HOT as usize] = NONE;
+            ps.open_wp[STREAM_HOT as usize] = 0;
             self.blocks[block].state = BlockState::Full;
             self.frontier_moved(plane);
         }
@@ -420,7 +437,9 @@ impl Ftl {
     /// Close the migration stream's block of `plane`: it becomes a GC candidate like any full
     /// block, its unwritten pages unused until it is erased.
     pub fn close_migration_block(&mut self, plane: u32) {
-        let b = std::mem::replace(&mut self.planes[plane as usize].active[STREAM_MIGRATION as usize], NONE);
+        let ps = &mut self.planes[plane as usize];
+        let b = std::mem::replace(&mut ps.active[STREAM_MIGRATION as usize], NONE);
+        ps.open_wp[STREAM_MIGRATION as usize] = 0;
         if b != NONE {
             self.blocks[b].state = BlockState::Full;
             self.frontier_moved(plane);
@@ -429,8 +448,7 @@ impl Ftl {
 
     /// The plane's next allocation opens a new block (no open block, or it is full).
     pub fn needs_open(&self, plane: u32) -> bool {
-        let a = self.planes[plane as usize].active[STREAM_DEFAULT as usize];
-        a == NONE || self.blocks[a].write_ptr as u32 == self.layout.pages_per_block
+        self.left_in(plane, STREAM_DEFAULT) == 0
     }
 
     /// The plane's free blocks, in the order they would open. Blocks never used are listed too
@@ -702,6 +720,12 @@ impl Ftl {
             if free != ps.free_blocks {
                 return Err(format!("plane {i}: free count {} but {free} free blocks", ps.free_blocks));
             }
+            for (s, (&a, &wp)) in ps.active.iter().zip(&ps.open_wp).enumerate() {
+                let want = if a == NONE { 0 } else { self.blocks[a].write_ptr };
+                if wp != want {
+                    return Err(format!("plane {i}: stream {s}'s open block {a} has write pointer {want} but the plane says {wp}"));
+                }
+            }
         }
         Ok(())
     }
@@ -819,5 +843,21 @@ mod tests {
         let _lost = f.allocate(0, Writer::Host).unwrap();
         assert!(f.check_invariants().unwrap_err().contains("1 valid + 0 invalid + "));
         assert!(f.quick_check().is_err());
+    }
+
+    #[test]
+    fn the_planes_copy_of_the_write_pointer_follows_the_block_and_is_checked() {
+        let mut f = ftl();
+        let ppb = f.layout.pages_per_block;
+        // Fill one block and open the next: the copy starts again from 0 with the new block.
+        for lpn in 0..ppb + 3 {
+            let ppn = f.allocate(0, Writer::Host).unwrap();
+            assert_eq!(ppn % ppb, lpn % ppb);
+            f.program(lpn, ppn);
+        }
+        assert_eq!(f.planes[0].open_wp[STREAM_DEFAULT as usize], 3);
+        assert_eq!(f.check_invariants(), Ok(()));
+        f.planes[0].open_wp[STREAM_DEFAULT as usize] = 2;
+        assert!(f.check_invariants().unwrap_err().contains("has write pointer 3 but the plane says 2"));
     }
 }
