@@ -449,12 +449,11 @@ impl Simulator {
     /// multi-plane command's), start what comes next.
     pub(super) fn finish_op(&mut self, die: u32) {
         let t = self.flash.dies[die as usize].txn();
-        let lead = *self.txns.get(t);
         let grouped = !self.flash.dies[die as usize].group().is_empty();
         if grouped || !self.flash.adv.interleave {
-            return self.finish_command(die, t, lead);
+            return self.finish_command(die, t, *self.txns.get(t));
         }
-        self.flash.dies[die as usize].release(lead.kind, self.now);
+        self.flash.dies[die as usize].release(self.txns.get(t).kind, self.now);
         self.finish_txn(die, t);
         self.try_start_die(die);
         self.drain_hil();
@@ -531,7 +530,7 @@ impl Simulator {
                     self.txns.get_mut(t).ecc = (end - now).min(u32::MAX as u64) as u32;
                     self.events.push(end, Ev::EccDone(t));
                 } else {
-                    self.complete_host_txn(t);
+                    self.complete_host(t, &txn);
                 }
             }
             TxnKind::HostWrite => {
@@ -545,7 +544,7 @@ impl Simulator {
                     // Acknowledged when its data-in ended (`ack_write`).
                     self.txns.remove(t);
                 } else {
-                    self.complete_host_txn(t);
+                    self.complete_host(t, &txn);
                 }
             }
             TxnKind::GcRead => {

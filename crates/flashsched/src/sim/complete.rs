@@ -38,10 +38,17 @@ impl Simulator {
     }
 
     pub(super) fn complete_host_txn(&mut self, t: TxnId) {
-        let now = self.now;
         let txn = *self.txns.get(t);
+        self.complete_host(t, &txn);
+    }
+
+    /// `complete_host_txn` with the transaction's record already read (`txn`, as the slab holds
+    /// it): the die's finish path has it in hand.
+    #[inline(always)]
+    pub(super) fn complete_host(&mut self, t: TxnId, txn: &super::txn::Txn) {
+        let now = self.now;
         if self.tsu_observes {
-            self.tsu.host_txn_done(t, &txn, now);
+            self.tsu.host_txn_done(t, txn, now);
         }
         self.txns.remove(t);
         if !self.rmw_waiting.is_empty() {
@@ -57,7 +64,7 @@ impl Simulator {
                 return;
             }
         }
-        self.sub_request_done(&txn);
+        self.sub_request_done(txn);
     }
 
     /// A host write whose page counts as written when its data-in ends (`device.write_ack =
