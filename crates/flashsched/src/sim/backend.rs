@@ -53,26 +53,33 @@ impl Simulator {
     fn start_die_now(&mut self, die: u32) {
         while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
-                // A suspended program or erase: only reads may run, within the suspension's budget.
-                match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
-                    Some(t) => {
-                        self.start_txn(die, t);
-                        // Each read of a multi-plane command uses the suspension's budget. A stale
-                        // GC read is dropped instead of started, and dropping it may queue the
-                        // victim's erase, whose nested start can resume the suspended operation:
-                        // only a read the die is running now counts.
-                        let d = &mut self.flash.dies[die as usize];
-                        if d.txn() == t {
-                            let n = 1 + d.group().len() as u32;
-                            d.count_suspended_reads(n);
-                        }
-                    }
-                    None => self.resume(die),
-                }
+                self.serve_suspended(die, more);
                 continue;
             }
             let Some(t) = self.tsu.next(die, &self.txns.items) else { return };
             self.start_txn(die, t);
+        }
+    }
+
+    /// A suspended program or erase: only reads may run, within the suspension's budget (`more`
+    /// says whether any is left); with none to run, the operation resumes. (Out of line: rare,
+    /// and the die's start path is hot.)
+    #[inline(never)]
+    fn serve_suspended(&mut self, die: u32, more: bool) {
+        match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
+            Some(t) => {
+                self.start_txn(die, t);
+                // Each read of a multi-plane command uses the suspension's budget. A stale GC read
+                // is dropped instead of started, and dropping it may queue the victim's erase,
+                // whose nested start can resume the suspended operation: only a read the die is
+                // running now counts.
+                let d = &mut self.flash.dies[die as usize];
+                if d.txn() == t {
+                    let n = 1 + d.group().len() as u32;
+                    d.count_suspended_reads(n);
+                }
+            }
+            None => self.resume(die),
         }
     }
 
