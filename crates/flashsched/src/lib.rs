@@ -30,7 +30,7 @@ pub mod fidelity;
 pub mod ftl;
 pub mod hil;
 pub mod host;
-pub mod mem;
+pub(crate) mod mem;
 pub mod nand;
 pub mod policies;
 pub mod report;

@@ -13,7 +13,7 @@
 const HUGE: usize = 2 << 20;
 
 /// `n` copies of `value`, in memory advised as huge pages before it is written.
-pub fn table<T: Clone>(n: usize, value: T) -> Vec<T> {
+pub(crate) fn table<T: Clone>(n: usize, value: T) -> Vec<T> {
     let mut v = Vec::with_capacity(n);
     advise(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
     v.resize(n, value);
@@ -22,7 +22,7 @@ pub fn table<T: Clone>(n: usize, value: T) -> Vec<T> {
 
 /// `n` zeroes, in memory advised as huge pages. The allocation is `calloc`'s: pages no one
 /// touches still cost nothing (a huge page is taken whole on the first touch of its 2 MiB).
-pub fn zeroed<T: Copy + Default + Zeroable>(n: usize) -> Vec<T> {
+pub(crate) fn zeroed<T: Copy + Default + Zeroable>(n: usize) -> Vec<T> {
     let mut v = vec![T::default(); n];
     advise(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
     v
@@ -31,7 +31,7 @@ pub fn zeroed<T: Copy + Default + Zeroable>(n: usize) -> Vec<T> {
 /// Room for `additional` more elements in `v`, growing as `Vec` does (doubling), with a new
 /// buffer advised as huge pages before its new part is written. (A table that grows as the run
 /// goes, such as the FTL's page-to-logical entries of the blocks opened so far.)
-pub fn reserve<T>(v: &mut Vec<T>, additional: usize) {
+pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize) {
     if v.capacity() - v.len() >= additional {
         return;
     }
@@ -41,7 +41,7 @@ pub fn reserve<T>(v: &mut Vec<T>, additional: usize) {
 
 /// Integer types whose all-zero bit pattern is their default, so that `vec![T::default(); n]`
 /// is a `calloc` and leaves the pages untouched.
-pub trait Zeroable {}
+pub(crate) trait Zeroable {}
 impl Zeroable for u8 {}
 impl Zeroable for u32 {}
 impl Zeroable for u64 {}

@@ -25,14 +25,15 @@ pub struct BusTiming {
     /// (`device.timing.read_ready_delay`).
     pub read_ready_ns: u64,
     /// One size's transfer time worked out ahead (`remembering`): nearly every transfer is one
-    /// page, and the formula's 64-bit division is tens of cycles.
+    /// page, and the formula's 64-bit division is tens of cycles. (0, 0) until then, which is
+    /// right as it stands: no bytes take no time.
     known: (u64, u64),
 }
 
 impl BusTiming {
     pub fn new(t: &Timing) -> Self {
         let cycle_ns = if t.channel_whole_ns { 1_000_000_000 / t.channel_rate_per_s } else { 0 };
-        BusTiming { command_ns: t.command_ns, bytes_per_transfer: t.channel_bytes_per_transfer, rate_per_s: t.channel_rate_per_s, cycle_ns, read_ready_ns: t.read_ready_ns, known: (u64::MAX, 0) }
+        BusTiming { command_ns: t.command_ns, bytes_per_transfer: t.channel_bytes_per_transfer, rate_per_s: t.channel_rate_per_s, cycle_ns, read_ready_ns: t.read_ready_ns, known: (0, 0) }
     }
 
     /// The same timing with the transfer time of `bytes` (a page) computed once.

@@ -47,8 +47,9 @@ pub(super) struct BlockTable {
 
 impl BlockTable {
     pub fn new(layout: &Layout, init: BlockMeta) -> Self {
-        // A non-zero record is written whole at once; the table is 16 bytes per block either way,
-        // touched at every plane's open blocks: huge pages (`mem`).
+        // Written whole here (the record is not all zeros): 16 bytes a block. In huge pages
+        // (`mem`): a thousand 4 KiB page faults fewer, and GC and wear leveling read records
+        // all over the table.
         let n = (layout.planes() * (layout.blocks_per_plane + META_PAD)) as usize;
         BlockTable { metas: crate::mem::table(n, init), per_plane: Divisor::new(layout.blocks_per_plane) }
     }

@@ -83,8 +83,8 @@ pub enum OpenRule {
 
 #[derive(Debug, Clone)]
 pub struct PlaneState {
-    /// The open block of each stream (`NONE`: none).
-    pub active: [u32; STREAMS],
+    /// The open block of each stream (`NONE`: none). Private: `open_wp` must follow it.
+    active: [u32; STREAMS],
     /// The write pointer of each stream's open block (0 without one): the block record's own,
     /// kept here too so that an allocation reads the plane's record only. The open blocks of all
     /// planes are spread over the whole block table, and that load missed the cache on most
@@ -189,7 +189,8 @@ impl Ftl {
     pub fn erase_count(&self, block: u32) -> u32 {
         self.blocks[block].erase_count
     }
-    /// Every block's erase count, in block order (4 bytes a block: in huge pages, `crate::mem`).
+    /// Every block's erase count, in block order. The report's copy of a 16 MB table: made in
+    /// huge pages (`crate::mem`), it takes a few page faults instead of a thousand.
     pub fn erase_counts(&self) -> Vec<u32> {
         let mut v = crate::mem::zeroed(self.layout.blocks() as usize);
         for (c, b) in v.iter_mut().zip(self.blocks.iter()) {
@@ -723,7 +724,11 @@ impl Ftl {
             for (s, (&a, &wp)) in ps.active.iter().zip(&ps.open_wp).enumerate() {
                 let want = if a == NONE { 0 } else { self.blocks[a].write_ptr };
                 if wp != want {
-                    return Err(format!("plane {i}: stream {s}'s open block {a} has write pointer {want} but the plane says {wp}"));
+                    return Err(if a == NONE {
+                        format!("plane {i}: stream {s} has no open block but the plane keeps a write pointer of {wp} for it")
+                    } else {
+                        format!("plane {i}: stream {s}'s open block {a} has write pointer {want} but the plane says {wp}")
+                    });
                 }
             }
         }
@@ -857,7 +862,29 @@ mod tests {
         }
         assert_eq!(f.planes[0].open_wp[STREAM_DEFAULT as usize], 3);
         assert_eq!(f.check_invariants(), Ok(()));
+        // The hot stream's block, filled and closed once its last page is programmed.
+        for lpn in 0..ppb {
+            let ppn = f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap();
+            f.program(1000 + lpn, ppn);
+        }
+        assert_eq!(f.planes[0].open_wp[STREAM_HOT as usize], ppb as u16);
+        let hot = f.planes[0].active[STREAM_HOT as usize];
+        f.close_if_full(0, hot);
+        assert_eq!((f.planes[0].active[STREAM_HOT as usize], f.planes[0].open_wp[STREAM_HOT as usize]), (NONE, 0));
+        // A pinned migration block, written and closed.
+        let m = f.pin_migration_block(0, OpenRule::Oldest, 0).unwrap();
+        let ppn = f.allocate_in(0, Writer::Gc, STREAM_MIGRATION).unwrap();
+        assert_eq!(ppn, m * ppb);
+        f.program(2000, ppn);
+        assert_eq!(f.planes[0].open_wp[STREAM_MIGRATION as usize], 1);
+        assert_eq!(f.check_invariants(), Ok(()));
+        f.close_migration_block(0);
+        assert_eq!(f.planes[0].open_wp[STREAM_MIGRATION as usize], 0);
+        assert_eq!(f.check_invariants(), Ok(()));
         f.planes[0].open_wp[STREAM_DEFAULT as usize] = 2;
         assert!(f.check_invariants().unwrap_err().contains("has write pointer 3 but the plane says 2"));
+        f.planes[0].open_wp[STREAM_DEFAULT as usize] = 3;
+        f.planes[0].open_wp[STREAM_HOT as usize] = 5;
+        assert!(f.check_invariants().unwrap_err().contains("stream 1 has no open block but the plane keeps a write pointer of 5"));
     }
 }

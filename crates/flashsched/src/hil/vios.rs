@@ -229,6 +229,7 @@ impl Vios {
         }
     }
 
+    /// `place_pending` with a request collected: the work, out of line.
     #[inline(never)]
     fn place_collected(&mut self) {
         let slot = self.free_slots.pop().unwrap_or_else(|| {

@@ -114,28 +114,37 @@ fn erase_histogram(counts: &[u32]) -> Value {
     };
     // A drive has a million blocks and their counts lie close together: tallied in an array
     // over the range when it is short, a tree only when it is not.
-    if hi - lo < 4096 {
+    if hi - lo < TALLY_RANGE {
         let mut tally = vec![0u64; (hi - lo + 1) as usize];
         for &c in counts {
             tally[(c - lo) as usize] += 1;
         }
-        if tally.iter().filter(|&&n| n > 0).count() <= 64 {
-            let bins: Vec<Value> = tally.iter().enumerate().filter(|(_, &n)| n > 0).map(|(i, n)| json!([lo + i as u32, n])).collect();
-            return json!({"kind": "exact", "bins": bins});
+        if tally.iter().filter(|&&n| n > 0).count() <= EXACT_COUNTS {
+            return exact_erase_histogram(tally.iter().enumerate().filter(|(_, &n)| n > 0).map(|(i, &n)| (lo + i as u32, n)));
         }
         return binned_erase_histogram(counts, lo, hi);
     }
     let mut exact: BTreeMap<u32, u64> = BTreeMap::new();
     for &c in counts {
         *exact.entry(c).or_default() += 1;
-        if exact.len() > 64 {
+        if exact.len() > EXACT_COUNTS {
             break;
         }
     }
-    if exact.len() <= 64 {
-        return json!({"kind": "exact", "bins": exact.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>()});
+    if exact.len() <= EXACT_COUNTS {
+        return exact_erase_histogram(exact.into_iter());
     }
     binned_erase_histogram(counts, lo, hi)
+}
+
+/// At most this many distinct erase counts are listed exactly; more are binned.
+const EXACT_COUNTS: usize = 64;
+/// Erase counts spanning fewer values than this are tallied in an array.
+const TALLY_RANGE: u32 = 4096;
+
+/// (erase count, blocks) pairs, ascending.
+fn exact_erase_histogram(bins: impl Iterator<Item = (u32, u64)>) -> Value {
+    json!({"kind": "exact", "bins": bins.map(|(k, v)| json!([k, v])).collect::<Vec<_>>()})
 }
 
 fn binned_erase_histogram(counts: &[u32], lo: u32, hi: u32) -> Value {

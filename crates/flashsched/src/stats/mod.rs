@@ -400,6 +400,37 @@ mod tests {
     }
 
     #[test]
+    fn distributions_without_a_histogram_read_as_empty_or_zero() {
+        // No sample: no histogram is made, and everything reads 0.
+        let mut empty = Dist::default();
+        empty.settle();
+        assert!(empty.hist.is_none());
+        assert_eq!((empty.percentile(50.0), empty.percentile(99.99)), (0, 0));
+        assert!(empty.fio_bins().is_empty());
+        // Zeros only: the histogram is made when they are settled.
+        let mut zeros = Dist::default();
+        for _ in 0..3 {
+            zeros.record(0);
+        }
+        assert!(zeros.hist.is_none(), "zeros are counted, not recorded");
+        zeros.settle();
+        assert_eq!((zeros.percentile(50.0), zeros.percentile(100.0), zeros.n), (0, 0, 3));
+        assert_eq!(zeros.fio_bins(), vec![(0, 3)]);
+        // Combined with a side that has no samples (a read-only or write-only run), either way round.
+        let mut some = Dist::default();
+        for v in [100, 200, 300] {
+            some.record(v);
+        }
+        some.settle();
+        for c in [some.combined(&empty), empty.combined(&some)] {
+            assert_eq!((c.n, c.min, c.max, c.percentile(50.0)), (3, 100, 300, some.percentile(50.0)));
+            assert_eq!(c.fio_bins(), some.fio_bins());
+        }
+        let both = some.combined(&zeros);
+        assert_eq!((both.n, both.min, both.max, both.percentile(40.0)), (6, 0, 300, 0));
+    }
+
+    #[test]
     fn fio_bins_match_fio_stat_c() {
         assert_eq!(FIO_PLAT_NR, 1856);
         // Below 128 every value has its own bin, keyed by itself.

@@ -116,7 +116,7 @@ pub struct Estimator {
 /// conversion (one instruction; the unsigned one is a branchy sequence, and the estimator
 /// converts a dozen counters on every queued host transaction).
 #[inline]
-fn f(x: u64) -> f64 {
+fn as_f64(x: u64) -> f64 {
     debug_assert!(x < 1 << 63);
     x as i64 as f64
 }
@@ -141,8 +141,8 @@ fn adc_factor(served: u64, adv_ops: u64, adv_cmds: u64) -> f64 {
     if served == 0 || adv_cmds == 0 {
         return 1.0;
     }
-    let p = f(adv_ops) / f(served);
-    let n = f(adv_ops) / f(adv_cmds);
+    let p = as_f64(adv_ops) / as_f64(served);
+    let n = as_f64(adv_ops) / as_f64(adv_cmds);
     (1.0 - p) + p / n
 }
 
@@ -218,23 +218,23 @@ impl Estimator {
         let lat = &self.lat;
         let c = &self.units[self.unit(die) as usize];
         // Eq. 3 and 4.
-        let rd_queue = f64::from(ahead.reads) * f(lat.read) * adc_factor(c.rd, c.ard_ops, c.ard_cmds);
+        let rd_queue = f64::from(ahead.reads) * as_f64(lat.read) * adc_factor(c.rd, c.ard_ops, c.ard_cmds);
         let queue = if kind.is_read() {
             rd_queue
         } else {
-            rd_queue + f64::from(ahead.writes) * f(lat.write) * adc_factor(c.wr, c.awr_ops, c.awr_cmds)
+            rd_queue + f64::from(ahead.writes) * as_f64(lat.write) * adc_factor(c.wr, c.awr_ops, c.awr_cmds)
         };
         // Eq. 5.
         let served = c.rd + c.wr;
         let gc = if c.erases == 0 || served == 0 {
             0.0
         } else {
-            let t_move = f(c.moves) / f(c.erases) * f(lat.read + lat.write);
-            f(c.erases) / f(served) * (t_move + f(lat.erase))
+            let t_move = as_f64(c.moves) / as_f64(c.erases) * as_f64(lat.read + lat.write);
+            as_f64(c.erases) / as_f64(served) * (t_move + as_f64(lat.erase))
         };
         // Eq. 6.
         let ch = self.channel(die);
-        let interference = if self.total[ch] == 0 { 0.0 } else { f(self.ready[ch]) / f(self.total[ch]) * f(lat.xfer) };
+        let interference = if self.total[ch] == 0 { 0.0 } else { as_f64(self.ready[ch]) / as_f64(self.total[ch]) * as_f64(lat.xfer) };
         // Eq. 7.
         let residual = c.busy_until.saturating_sub(now);
         let own = lat.service(kind) + if kind == TxnKind::HostRead { lat.decode } else { 0 };
@@ -270,7 +270,7 @@ mod tests {
             assert_eq!(round_u64(x), x.round() as u64, "x = {x:e}");
         }
         for x in [0u64, 1, 12_345, (1 << 53) + 1, (1 << 62) + 3, (1 << 63) - 1] {
-            assert_eq!(f(x).to_bits(), (x as f64).to_bits(), "x = {x}");
+            assert_eq!(as_f64(x).to_bits(), (x as f64).to_bits(), "x = {x}");
         }
     }
 
