@@ -23,6 +23,33 @@
 //! [`tsu`] transaction scheduler → flash dies and channels ([`ctrl`]), driven in simulated time by
 //! [`sim`].
 
+/// `Deref`/`DerefMut` to `dyn $policy` for a policy slot: an enum holding the layer's default
+/// policy by value (variant `$default`, so its per-transaction calls inline) or any other policy
+/// boxed (variant `Other`). The slot's own inherent methods cover the hot calls; everything else
+/// reaches the policy through these. (`tsu::TsuSlot`, `hil::HilSlot`, `ftl::alloc::AllocSlot`.)
+macro_rules! policy_slot_deref {
+    ($slot:ident, $policy:path, $default:ident) => {
+        impl std::ops::Deref for $slot {
+            type Target = dyn $policy;
+            fn deref(&self) -> &Self::Target {
+                match self {
+                    $slot::$default(p) => p,
+                    $slot::Other(p) => p.as_ref(),
+                }
+            }
+        }
+
+        impl std::ops::DerefMut for $slot {
+            fn deref_mut(&mut self) -> &mut Self::Target {
+                match self {
+                    $slot::$default(p) => p,
+                    $slot::Other(p) => p.as_mut(),
+                }
+            }
+        }
+    };
+}
+
 pub mod config;
 pub mod ctrl;
 pub mod engine;

@@ -408,6 +408,13 @@ impl Ftl {
         ps.open_wp[stream as usize] = 0;
     }
 
+    /// `stream` of `plane` has no open block any more; returns the one it had (`NONE`: none).
+    fn close(&mut self, plane: u32, stream: Stream) -> u32 {
+        let ps = &mut self.planes[plane as usize];
+        ps.open_wp[stream as usize] = 0;
+        std::mem::replace(&mut ps.active[stream as usize], NONE)
+    }
+
     /// Close `block` if it is the full open block of a grouped (non-default, non-migration)
     /// stream of `plane`: called when its last page's program is done, so that GC can take it
     /// even if the stream writes nothing more. (The default stream keeps its full block open
@@ -416,10 +423,8 @@ impl Ftl {
         if self.blocks[block].write_ptr as u32 != self.layout.pages_per_block {
             return;
         }
-        let ps = &mut self.planes[plane as usize];
-        if ps.active[STREAM_HOT as usize] == block {
-            ps.active[STREAM_HOT as usize] = NONE;
-            ps.open_wp[STREAM_HOT as usize] = 0;
+        if self.planes[plane as usize].active[STREAM_HOT as usize] == block {
+            self.close(plane, STREAM_HOT);
             self.blocks[block].state = BlockState::Full;
             self.frontier_moved(plane);
         }
@@ -438,9 +443,7 @@ impl Ftl {
     /// Close the migration stream's block of `plane`: it becomes a GC candidate like any full
     /// block, its unwritten pages unused until it is erased.
     pub fn close_migration_block(&mut self, plane: u32) {
-        let ps = &mut self.planes[plane as usize];
-        let b = std::mem::replace(&mut ps.active[STREAM_MIGRATION as usize], NONE);
-        ps.open_wp[STREAM_MIGRATION as usize] = 0;
+        let b = self.close(plane, STREAM_MIGRATION);
         if b != NONE {
             self.blocks[b].state = BlockState::Full;
             self.frontier_moved(plane);

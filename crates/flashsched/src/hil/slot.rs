@@ -3,8 +3,6 @@
 //! device (FIFO never looks at it; building the view cost more than the pop itself); any other
 //! policy behind the trait, reached through `Deref` for everything else.
 
-use std::ops::{Deref, DerefMut};
-
 use super::{DeviceQueue, DeviceView, Fifo};
 use crate::sim::txn::{ReqId, Txn, TxnId};
 
@@ -40,21 +38,4 @@ impl HilSlot {
     }
 }
 
-impl Deref for HilSlot {
-    type Target = dyn DeviceQueue;
-    fn deref(&self) -> &Self::Target {
-        match self {
-            HilSlot::Fifo(f) => f,
-            HilSlot::Other(p) => p.as_ref(),
-        }
-    }
-}
-
-impl DerefMut for HilSlot {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        match self {
-            HilSlot::Fifo(f) => f,
-            HilSlot::Other(p) => p.as_mut(),
-        }
-    }
-}
+policy_slot_deref!(HilSlot, DeviceQueue, Fifo);

@@ -14,14 +14,14 @@ pub struct Fcfs {
     /// Transactions queued per chip (the sum of its dies' queues, kept so that asking is O(1):
     /// the simulator asks for every host transaction).
     per_chip: Vec<u32>,
-    /// Dies per chip.
-    dpc: crate::nand::Divisor,
+    /// The chip of a die.
+    layout: Layout,
     len: usize,
 }
 
 impl Fcfs {
     pub fn new(layout: Layout) -> Self {
-        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), per_chip: vec![0; layout.chips() as usize], dpc: crate::nand::Divisor::new(layout.dies_per_chip), len: 0 }
+        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), per_chip: vec![0; layout.chips() as usize], layout, len: 0 }
     }
 }
 
@@ -29,7 +29,7 @@ impl Fcfs {
     /// `n` transactions left `die`'s queue.
     #[inline]
     fn taken(&mut self, die: u32, n: usize) {
-        self.per_chip[self.dpc.div(die) as usize] -= n as u32;
+        self.per_chip[self.layout.chip_of_die(die) as usize] -= n as u32;
         self.len -= n;
     }
 }
@@ -40,12 +40,12 @@ impl TransactionScheduler for Fcfs {
     }
     fn enqueue(&mut self, id: TxnId, txn: &Txn) {
         self.per_die[txn.die as usize].push_back(id);
-        self.per_chip[self.dpc.div(txn.die) as usize] += 1;
+        self.per_chip[self.layout.chip_of_die(txn.die) as usize] += 1;
         self.len += 1;
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
         self.per_die[txn.die as usize].push_front(id);
-        self.per_chip[self.dpc.div(txn.die) as usize] += 1;
+        self.per_chip[self.layout.chip_of_die(txn.die) as usize] += 1;
         self.len += 1;
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {

@@ -12,15 +12,15 @@
 use std::collections::VecDeque;
 
 use super::TransactionScheduler;
-use crate::nand::{Divisor, Layout};
+use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
 
 pub struct FrFcfs {
     /// Per chip, (transaction, die), oldest first. Slacker (`slacker.rs`) reorders them.
     pub(super) reads: Vec<VecDeque<(TxnId, u32)>>,
     pub(super) writes: Vec<VecDeque<(TxnId, u32)>>,
-    /// Dies per chip, as a divisor (the chip of a die without a `div` on every queue operation).
-    pub(super) per_chip: Divisor,
+    /// The chip of a die.
+    pub(super) layout: Layout,
     /// Writes go first when `100 * write-queue length > drain_above` (alpha% of the nominal
     /// capacity, kept times 100 so the comparison is exact).
     drain_above: u64,
@@ -33,14 +33,14 @@ impl FrFcfs {
         FrFcfs {
             reads: (0..chips).map(|_| VecDeque::new()).collect(),
             writes: (0..chips).map(|_| VecDeque::new()).collect(),
-            per_chip: Divisor::new(layout.dies_per_chip),
+            layout,
             drain_above: alpha_percent as u64 * write_queue as u64,
             len: 0,
         }
     }
 
     fn queue(&mut self, txn: &Txn) -> &mut VecDeque<(TxnId, u32)> {
-        let chip = self.per_chip.div(txn.die) as usize;
+        let chip = self.layout.chip_of_die(txn.die) as usize;
         if txn.kind.is_read() {
             &mut self.reads[chip]
         } else {
@@ -74,7 +74,7 @@ impl TransactionScheduler for FrFcfs {
         self.len += 1;
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
-        let chip = self.per_chip.div(die) as usize;
+        let chip = self.layout.chip_of_die(die) as usize;
         let drain = self.writes[chip].len() as u64 * 100 > self.drain_above;
         let t = if drain {
             Self::first_for(&mut self.writes[chip], die).or_else(|| Self::first_for(&mut self.reads[chip], die))
@@ -87,7 +87,7 @@ impl TransactionScheduler for FrFcfs {
         t
     }
     fn next_read(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
-        let chip = self.per_chip.div(die) as usize;
+        let chip = self.layout.chip_of_die(die) as usize;
         let t = Self::first_for(&mut self.reads[chip], die);
         if t.is_some() {
             self.len -= 1;
@@ -95,14 +95,14 @@ impl TransactionScheduler for FrFcfs {
         t
     }
     fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
-        let chip = self.per_chip.div(die) as usize;
+        let chip = self.layout.chip_of_die(die) as usize;
         let mine = |(t, d): (TxnId, u32)| (d == die).then_some(t);
         let mut room = max;
         self.len -= super::take_matching(&mut self.reads[chip], mine, &mut room, fits, out);
         self.len -= super::take_matching(&mut self.writes[chip], mine, &mut room, fits, out);
     }
     fn queued_for_die(&self, die: u32) -> usize {
-        let chip = self.per_chip.div(die) as usize;
+        let chip = self.layout.chip_of_die(die) as usize;
         self.reads[chip].iter().chain(self.writes[chip].iter()).filter(|&&(_, d)| d == die).count()
     }
     fn queued_on_chip(&self, chip: u32) -> usize {

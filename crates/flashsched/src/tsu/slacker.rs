@@ -231,7 +231,7 @@ impl Slacker {
     fn enqueue_host(&mut self, id: TxnId, txn: &Txn) {
         let now = txn.enqueued;
         let die = txn.die;
-        let chip = self.base.per_chip.div(die) as usize;
+        let chip = self.base.layout.chip_of_die(die) as usize;
         let unit = self.est.unit(die);
         let read = txn.kind.is_read();
         let bypass = if read { self.mech.rbyp } else { self.mech.wbyp };
@@ -372,7 +372,7 @@ impl TransactionScheduler for Slacker {
             let (run, _) = &self.paused[die as usize];
             !run.is_empty() && run.iter().all(|&w| self.slack(w) >= need)
         };
-        let chip = self.base.per_chip.div(die) as usize;
+        let chip = self.base.layout.chip_of_die(die) as usize;
         let pick = if covered {
             self.base.reads[chip].iter().position(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead)
         } else {
@@ -486,7 +486,7 @@ impl TransactionScheduler for Slacker {
         }
         if reader.is_none() {
             // At a pause point with no new arrival: only if a host read is waiting for the die.
-            let chip = self.base.per_chip.div(die) as usize;
+            let chip = self.base.layout.chip_of_die(die) as usize;
             if !self.base.reads[chip].iter().any(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead) {
                 return false;
             }

@@ -6,8 +6,6 @@
 //! Why: the policy slots were a measured share of the simulator's per-transaction cost when the
 //! policy does not use them (docs/performance.md, issue 13). Behaviour is the policy's either way.
 
-use std::ops::{Deref, DerefMut};
-
 use super::{Fcfs, TransactionScheduler};
 use crate::sim::txn::{Txn, TxnId};
 
@@ -54,21 +52,4 @@ impl TsuSlot {
     }
 }
 
-impl Deref for TsuSlot {
-    type Target = dyn TransactionScheduler;
-    fn deref(&self) -> &Self::Target {
-        match self {
-            TsuSlot::Fcfs(f) => f,
-            TsuSlot::Other(p) => p.as_ref(),
-        }
-    }
-}
-
-impl DerefMut for TsuSlot {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        match self {
-            TsuSlot::Fcfs(f) => f,
-            TsuSlot::Other(p) => p.as_mut(),
-        }
-    }
-}
+policy_slot_deref!(TsuSlot, TransactionScheduler, Fcfs);

@@ -3,8 +3,6 @@
 //! die loads a dynamic scheme needs (building it cost more than the look-up); any other scheme
 //! behind the trait, reached through `Deref` for everything else.
 
-use std::ops::{Deref, DerefMut};
-
 use super::{AllocView, PageAllocator, StaticOrder};
 
 pub enum AllocSlot {
@@ -32,21 +30,4 @@ impl AllocSlot {
     }
 }
 
-impl Deref for AllocSlot {
-    type Target = dyn PageAllocator;
-    fn deref(&self) -> &Self::Target {
-        match self {
-            AllocSlot::Static(s) => s,
-            AllocSlot::Other(p) => p.as_ref(),
-        }
-    }
-}
-
-impl DerefMut for AllocSlot {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        match self {
-            AllocSlot::Static(s) => s,
-            AllocSlot::Other(p) => p.as_mut(),
-        }
-    }
-}
+policy_slot_deref!(AllocSlot, PageAllocator, Static);
