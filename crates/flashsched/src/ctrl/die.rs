@@ -30,34 +30,45 @@ pub enum Phase {
     Suspending,
 }
 
+/// Field order and alignment are chosen (`repr(C)`, 64 bytes): a die is touched on every
+/// operation, at every start, bus grant, array end and release, and with 128 dies or more its
+/// record is rarely still in the first-level cache by its next turn. The first cache line holds
+/// what every operation reads and writes; the second what programs, suspension and the
+/// chip-busy test read; a die spans two lines instead of three.
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct Die {
+    // First cache line.
     pub(super) txn: TxnId,
     pub(super) phase: Phase,
-    pub(super) op_start: Time,
-    pub(super) busy_ns: u64,
-    /// Bumped whenever a scheduled end of operation is cancelled (suspension).
-    pub(super) epoch: u32,
-    /// When the running array operation is due to end.
-    pub(super) array_end: Time,
-    /// A program or erase put aside while the die serves reads.
-    pub(super) suspended: Option<Suspended>,
-    /// Suspensions of the current program or erase so far.
-    pub(super) suspensions: u32,
     /// A host read arrived while the program's data-in (or the erase's command) was still on its
     /// way: suspend as soon as the array operation starts.
     pub(super) suspend_wanted: bool,
+    /// Bumped whenever a scheduled end of operation is cancelled (suspension).
+    pub(super) epoch: u32,
+    /// Suspensions of the current program or erase so far.
+    pub(super) suspensions: u32,
+    pub(super) op_start: Time,
+    pub(super) busy_ns: u64,
+    /// When the running array operation is due to end.
+    pub(super) array_end: Time,
+    /// The other operations of a multi-plane command led by `txn` (empty for a single-plane one).
+    pub(super) group: Vec<TxnId>,
+    // Second cache line.
+    /// A program or erase put aside while the die serves reads (boxed: rare, and a pointer keeps
+    /// the record within two cache lines).
+    pub(super) suspended: Option<Box<Suspended>>,
     /// The running program's array time and ISPP iterations (equal parts of it), and when the
     /// first of the iterations still to run started: for pausing at iteration boundaries. The
     /// iteration length is computed only when a program pauses (a division saved per program).
     pub(super) prog_ns: u64,
-    pub(super) prog_iters: u32,
     pub(super) iter_origin: Time,
-    /// The other operations of a multi-plane command led by `txn` (empty for a single-plane one).
-    pub(super) group: Vec<TxnId>,
+    pub(super) prog_iters: u32,
     /// The group of the suspended operation, while the die serves reads.
     pub(super) suspended_group: Vec<TxnId>,
 }
+
+const _: () = assert!(std::mem::size_of::<Die>() == 128 && std::mem::align_of::<Die>() == 64);
 
 /// What ends a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -125,7 +125,7 @@ impl Die {
         self.epoch += 1;
         self.suspensions += 1;
         let of = if self.phase == Phase::Program { Suspension::Program } else { Suspension::Erase };
-        self.suspended = Some(Suspended { txn: self.txn, phase: self.phase, remaining, since: safe_point, reads: 0 });
+        self.suspended = Some(Box::new(Suspended { txn: self.txn, phase: self.phase, remaining, since: safe_point, reads: 0 }));
         // A multi-plane program or erase is suspended whole; reads served meanwhile form their
         // own commands.
         std::mem::swap(&mut self.group, &mut self.suspended_group);
@@ -147,7 +147,7 @@ impl Die {
     /// delayed by a bounded amount.
     #[inline]
     pub fn may_serve_read(&self, sc: &SuspendConfig, now: Time) -> Option<bool> {
-        self.suspended.map(|s| s.reads < sc.max_reads && now <= s.since + sc.window)
+        self.suspended.as_deref().map(|s| s.reads < sc.max_reads && now <= s.since + sc.window)
     }
 
     /// `n` reads (one command) started during the suspension.

@@ -128,6 +128,40 @@ mod tests {
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
     }
 
+    /// Every pop, against an ordered set of (time, push order) as the reference: random pushes
+    /// and pops at several queue sizes (the branch-free child choice and the sentinels included),
+    /// many equal times.
+    #[test]
+    fn every_pop_is_the_reference_minimum() {
+        for (seed, spread, pop_every) in [(1u64, 4u64, 2u32), (2, 50, 3), (3, 1000, 5), (4, 1, 7), (5, 300, 1)] {
+            let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            let mut now = 0u64;
+            for i in 0..20_000u32 {
+                let t = now + rng.random_range(0..spread);
+                q.push(t, i);
+                reference.insert((t, i));
+                assert_eq!(q.len(), reference.len());
+                if rng.random_range(0..pop_every) == 0 {
+                    let e = q.pop().unwrap();
+                    let want = reference.pop_first().unwrap();
+                    assert_eq!((e.time, e.kind), want);
+                    now = e.time;
+                }
+            }
+            while let Some(want) = reference.pop_first() {
+                let e = q.pop().unwrap();
+                assert_eq!((e.time, e.kind), want);
+            }
+            assert!(q.pop().is_none() && q.is_empty());
+            // Reusable once drained.
+            q.push(3, 1);
+            q.push(3, 2);
+            assert_eq!(q.pop().map(|e| e.kind), Some(1));
+        }
+    }
+
     #[test]
     fn pops_in_time_then_insertion_order_like_a_stable_sort() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
