@@ -86,7 +86,7 @@ impl Advanced {
     }
 }
 
-/// Commands issued to one chip, by the kind of operation (index: read, program, erase; operations
+/// Commands issued, by the kind of operation (index: read, program, erase; operations
 /// of one kind may share a multi-plane command), and the operations
 /// (pages, or blocks for erases) they carried. Slacker's estimator (paper 003 §5.1) needs the share
 /// of operations served by advanced commands: `multi_plane_ops / ops`.
@@ -113,16 +113,6 @@ impl CommandCounts {
             self.multi_plane[i] += 1;
             self.multi_plane_ops[i] += n as u64;
         }
-    }
-
-    /// The counts of `chip` from per-die counts (`Flash::commands` is kept per die, which saves
-    /// a division per command).
-    pub fn of_chip(per_die: &[CommandCounts], chip: u32, dies_per_chip: u32) -> CommandCounts {
-        let mut t = CommandCounts::default();
-        for c in &per_die[(chip * dies_per_chip) as usize..((chip + 1) * dies_per_chip) as usize] {
-            t.add(c);
-        }
-        t
     }
 
     pub fn minus(&self, o: &CommandCounts) -> CommandCounts {
@@ -201,12 +191,12 @@ mod tests {
         assert_eq!(c.multi_plane, [1, 1, 0]);
         assert_eq!(c.ops, [2, 4, 0]);
         assert_eq!(c.multi_plane_ops, [2, 3, 0]);
-        // A chip's counts are its dies' together (two dies per chip here).
+        // Totals add up, and a snapshot comes off (warm-up).
         let mut other = CommandCounts::default();
         other.count(NandOpKind::Erase, 2);
-        let per_die = [CommandCounts::default(), CommandCounts::default(), c, other];
-        let chip1 = CommandCounts::of_chip(&per_die, 1, 2);
-        assert_eq!((chip1.commands, chip1.ops), ([1, 2, 1], [2, 4, 2]));
-        assert_eq!(CommandCounts::of_chip(&per_die, 0, 2), CommandCounts::default());
+        let mut total = c;
+        total.add(&other);
+        assert_eq!((total.commands, total.ops), ([1, 2, 1], [2, 4, 2]));
+        assert_eq!(total.minus(&c), other);
     }
 }

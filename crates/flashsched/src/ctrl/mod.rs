@@ -56,8 +56,9 @@ pub struct Flash {
     pub suspend: SuspendConfig,
     /// Multi-plane, multi-die and copyback capabilities.
     pub adv: Advanced,
-    /// Commands issued, per die (`CommandCounts::of_chip` sums a chip's).
-    pub commands: Vec<CommandCounts>,
+    /// Commands issued, all dies together. One record, not one per die: only the totals are
+    /// reported, and a per-die record was a cache miss on every command (docs/performance.md).
+    pub commands: CommandCounts,
     pub layout: Layout,
 }
 
@@ -74,7 +75,7 @@ impl Flash {
             decoders: EccDecoders::new(layout.channels, s.device_model.ecc_decoders),
             suspend: SuspendConfig::new(s),
             adv: Advanced::new(s),
-            commands: vec![CommandCounts::default(); layout.dies() as usize],
+            commands: CommandCounts::default(),
             layout,
         }
     }
@@ -110,11 +111,7 @@ impl Flash {
 
     /// Commands issued so far, all chips together.
     pub fn command_totals(&self) -> CommandCounts {
-        let mut t = CommandCounts::default();
-        for c in &self.commands {
-            t.add(c);
-        }
-        t
+        self.commands
     }
 
     /// An operation starting in `phase` goes straight to the array: a zero-length command needs

@@ -220,7 +220,7 @@ impl Simulator {
         self.txns.get_mut(t).die_wait = now - txn.enqueued;
         self.flash.dies[die as usize].begin(t, phase, now);
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
-        self.flash.commands[die as usize].count(txn.kind.op(), 1 + joined);
+        self.flash.commands.count(txn.kind.op(), 1 + joined);
         if self.tsu_observes {
             self.tsu.op_started(die, &txn, self.flash.dies[die as usize].group(), &self.txns.items, now);
             // Write pausing for host reads queued before the program started (FR-FCFS chose it
