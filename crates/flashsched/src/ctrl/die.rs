@@ -33,8 +33,8 @@ pub enum Phase {
 /// Field order and alignment are chosen (`repr(C)`, 64 bytes): a die is touched on every
 /// operation, at every start, bus grant, array end and release, and with 128 dies or more its
 /// record is rarely still in the first-level cache by its next turn. The first cache line holds
-/// what every operation reads and writes; the second what programs, suspension and the
-/// chip-busy test read; a die spans two lines instead of three.
+/// what every operation and the chip-busy test read; the second what steps write and programs
+/// and suspension read; a die spans two lines instead of three.
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct Die {
@@ -50,14 +50,16 @@ pub struct Die {
     pub(super) suspensions: u32,
     pub(super) op_start: Time,
     pub(super) busy_ns: u64,
-    /// When the running array operation is due to end.
-    pub(super) array_end: Time,
+    /// A program or erase put aside while the die serves reads (boxed: rare, and a pointer keeps
+    /// the record within two cache lines). In the first line: every start and the chip-busy
+    /// test of every host transaction (`is_occupied`) read it.
+    pub(super) suspended: Option<Box<Suspended>>,
     /// The other operations of a multi-plane command led by `txn` (empty for a single-plane one).
     pub(super) group: Vec<TxnId>,
     // Second cache line.
-    /// A program or erase put aside while the die serves reads (boxed: rare, and a pointer keeps
-    /// the record within two cache lines).
-    pub(super) suspended: Option<Box<Suspended>>,
+    /// When the running array operation is due to end (written by every step, read only when
+    /// suspending).
+    pub(super) array_end: Time,
     /// The running program's array time and ISPP iterations (equal parts of it), and when the
     /// first of the iterations still to run started: for pausing at iteration boundaries. The
     /// iteration length is computed only when a program pauses (a division saved per program).
@@ -165,7 +167,7 @@ impl Die {
 
     /// Start `t` in its first phase.
     #[inline]
-    pub fn begin(&mut self, t: TxnId, phase: Phase, now: Time) {
+    pub(super) fn begin(&mut self, t: TxnId, phase: Phase, now: Time) {
         self.txn = t;
         self.phase = phase;
         self.op_start = now;
@@ -287,7 +289,7 @@ impl Die {
     /// The operation of kind `kind` is over at `now`: the die is idle; returns its transaction.
     /// A finished program or erase clears its suspension count.
     #[inline]
-    pub fn release(&mut self, kind: TxnKind, now: Time) -> TxnId {
+    pub(super) fn release(&mut self, kind: TxnKind, now: Time) -> TxnId {
         let t = self.txn;
         self.busy_ns += now - self.op_start;
         self.txn = NONE;

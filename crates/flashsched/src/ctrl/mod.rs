@@ -60,6 +60,12 @@ pub struct Flash {
     /// reported, and a per-die record was a cache miss on every command (docs/performance.md).
     pub commands: CommandCounts,
     pub layout: Layout,
+    /// Dies of each chip running an operation or holding a suspended one (`Die::is_occupied`).
+    /// Kept here so that the chip-busy test of every host transaction reads one small array
+    /// instead of each die's record (those reads missed the cache on most transactions,
+    /// docs/performance.md). Only `begin` and `release` change whether a die is occupied
+    /// (suspending and resuming keep it so), and they go through `Flash`.
+    occupied: Vec<u16>,
 }
 
 impl Flash {
@@ -77,6 +83,7 @@ impl Flash {
             adv: Advanced::new(s),
             commands: CommandCounts::default(),
             layout,
+            occupied: vec![0; layout.chips() as usize],
         }
     }
 
@@ -94,8 +101,36 @@ impl Flash {
     /// A die of `chip` runs an operation or holds a suspended one.
     #[inline]
     pub fn chip_busy(&self, chip: u32) -> bool {
+        debug_assert_eq!(self.occupied[chip as usize] as usize, self.chip_dies(chip).iter().filter(|d| d.is_occupied()).count(), "chip {chip}");
+        self.occupied[chip as usize] > 0
+    }
+
+    fn chip_dies(&self, chip: u32) -> &[Die] {
         let first = chip * self.layout.dies_per_chip;
-        self.dies[first as usize..(first + self.layout.dies_per_chip) as usize].iter().any(Die::is_occupied)
+        &self.dies[first as usize..(first + self.layout.dies_per_chip) as usize]
+    }
+
+    /// `die` starts `t` in `phase` at `now` (`Die::begin`).
+    #[inline]
+    pub fn begin(&mut self, die: u32, t: crate::sim::txn::TxnId, phase: Phase, now: Time) {
+        let d = &mut self.dies[die as usize];
+        let was = d.is_occupied();
+        d.begin(t, phase, now);
+        if !was {
+            self.occupied[self.layout.chip_of_die(die) as usize] += 1;
+        }
+    }
+
+    /// `die`'s operation of kind `kind` is over at `now` (`Die::release`); returns its transaction.
+    #[inline]
+    pub fn release(&mut self, die: u32, kind: crate::sim::txn::TxnKind, now: Time) -> crate::sim::txn::TxnId {
+        let d = &mut self.dies[die as usize];
+        let t = d.release(kind, now);
+        // A read served while a program or erase is suspended leaves the die occupied.
+        if !d.is_occupied() {
+            self.occupied[self.layout.chip_of_die(die) as usize] -= 1;
+        }
+        t
     }
 
     /// Without multi-die interleaving, `die` may start an operation only while no other die of

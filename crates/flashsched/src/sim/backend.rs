@@ -218,7 +218,7 @@ impl Simulator {
             TxnKind::Erase => Phase::EraseCmd,
         };
         self.txns.get_mut(t).die_wait = now - txn.enqueued;
-        self.flash.dies[die as usize].begin(t, phase, now);
+        self.flash.begin(die, t, phase, now);
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
         self.flash.commands.count(txn.kind.op(), 1 + joined);
         if self.tsu_observes {
@@ -460,7 +460,7 @@ impl Simulator {
         if grouped || !self.flash.adv.interleave {
             return self.finish_command(die, t, *self.txns.get(t));
         }
-        self.flash.dies[die as usize].release(self.txns.get(t).kind, self.now);
+        self.flash.release(die, self.txns.get(t).kind, self.now);
         self.finish_txn(die, t);
         self.try_start_die(die);
         self.drain_hil();
@@ -476,7 +476,7 @@ impl Simulator {
     fn finish_command(&mut self, die: u32, t: TxnId, lead: Txn) {
         let mut group = std::mem::take(&mut self.finish_scratch);
         self.flash.dies[die as usize].take_group(&mut group);
-        self.flash.dies[die as usize].release(lead.kind, self.now);
+        self.flash.release(die, lead.kind, self.now);
         let batch = !self.batching;
         self.batching = true;
         // GC time by cause splits the command's time evenly over its operations.

@@ -47,7 +47,7 @@ impl Simulator {
         let dpc = self.layout.dies_per_chip;
         let first = chip * dpc;
         loop {
-            if (first..first + dpc).any(|d| self.flash.dies[d as usize].is_occupied()) {
+            if self.flash.chip_busy(chip) {
                 return;
             }
             // The leader: of the next transaction of each die, the best class (rank), then the

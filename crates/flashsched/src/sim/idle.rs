@@ -12,8 +12,7 @@ use crate::nand::NONE;
 impl Simulator {
     /// Whether `chip` has nothing running and nothing queued.
     fn chip_idle(&self, chip: u32) -> bool {
-        let dpc = self.layout.dies_per_chip;
-        self.tsu.queued_on_chip(chip) == 0 && (chip * dpc..(chip + 1) * dpc).all(|d| !self.flash.dies[d as usize].is_occupied())
+        self.tsu.queued_on_chip(chip) == 0 && !self.flash.chip_busy(chip)
     }
 
     /// Nothing more will arrive and nothing is in flight: idle time after the end of the workload
