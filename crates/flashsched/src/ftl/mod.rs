@@ -81,7 +81,12 @@ pub enum OpenRule {
     MostWorn,
 }
 
+/// Exactly one cache line (`repr(C)`, 64-byte aligned): a write touches its plane's record, and
+/// with hundreds of planes it is rarely still in the first-level cache by the plane's next write
+/// (docs/performance.md). The free list, read only when a block opens, is kept apart
+/// (`Ftl::free_lists`).
 #[derive(Debug, Clone)]
+#[repr(C, align(64))]
 pub struct PlaneState {
     /// The open block of each stream (`NONE`: none). Private: `open_wp` must follow it.
     active: [u32; STREAMS],
@@ -90,8 +95,7 @@ pub struct PlaneState {
     /// planes are spread over the whole block table, and that load missed the cache on most
     /// writes (docs/performance.md); the plane records are few and stay cached.
     open_wp: [u16; STREAMS],
-    /// Erased blocks, oldest-freed first. Blocks never used yet are handed out from `next_fresh`.
-    free: VecDeque<u32>,
+    /// Blocks never used yet are handed out from here on (`Ftl::free_lists` holds the erased ones).
     next_fresh: u32,
     pub free_blocks: u32,
     /// GC in progress in this plane (one victim at a time).
@@ -104,6 +108,8 @@ pub struct PlaneState {
     /// Bumped whenever the set of free blocks changes (a block is taken or erased).
     pub free_gen: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<PlaneState>() == 64);
 
 /// Device-wide counters (pages, not bytes).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -129,6 +135,9 @@ pub struct Ftl {
     /// Reverse-map slots given back by blocks that hold no valid page (nothing reads them): the
     /// map's size follows the blocks holding data, not every block ever written.
     p2l_free: Vec<u32>,
+    /// Erased blocks of each plane, oldest-freed first (apart from `PlaneState`, which then fits
+    /// one cache line).
+    free_lists: Vec<VecDeque<u32>>,
     pub planes: Vec<PlaneState>,
     /// The block each stream opens when it needs one.
     pub open_rules: [OpenRule; STREAMS],
@@ -143,7 +152,6 @@ impl Ftl {
             .map(|_| PlaneState {
                 active: [NONE; STREAMS],
                 open_wp: [0; STREAMS],
-                free: VecDeque::new(),
                 next_fresh: 0,
                 free_blocks: layout.blocks_per_plane,
                 gc_victim: NONE,
@@ -161,6 +169,7 @@ impl Ftl {
             blocks: BlockTable::new(&layout, BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }),
             p2l: Vec::new(),
             p2l_free: Vec::new(),
+            free_lists: vec![VecDeque::new(); layout.planes() as usize],
             planes,
             open_rules: [OpenRule::Oldest; STREAMS],
             chip_frontier_gen: vec![0; layout.chips() as usize],
@@ -362,12 +371,13 @@ impl Ftl {
         let ps = &self.planes[plane as usize];
         let fresh = (ps.next_fresh < self.layout.blocks_per_plane).then(|| self.layout.first_block_of_plane(plane) + ps.next_fresh);
         let count = |b: u32| self.blocks[b].erase_count;
+        let free = &self.free_lists[plane as usize];
         let listed = match rule {
-            OpenRule::Oldest => ps.free.front().map(|&b| (b, 0)),
+            OpenRule::Oldest => free.front().map(|&b| (b, 0)),
             // Never-used blocks all have the same count (0, or the preconditioned age), so the
             // next of them stands for all.
-            OpenRule::LeastWorn => ps.free.iter().enumerate().min_by_key(|&(i, &b)| (count(b), i)).map(|(i, &b)| (b, i)),
-            OpenRule::MostWorn => ps.free.iter().enumerate().max_by_key(|&(i, &b)| (count(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i)),
+            OpenRule::LeastWorn => free.iter().enumerate().min_by_key(|&(i, &b)| (count(b), i)).map(|(i, &b)| (b, i)),
+            OpenRule::MostWorn => free.iter().enumerate().max_by_key(|&(i, &b)| (count(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i)),
         };
         match (listed, fresh) {
             (Some((b, i)), None) => (b, Some(i)),
@@ -462,18 +472,18 @@ impl Ftl {
         let bpp = self.layout.blocks_per_plane;
         let ps = &mut self.planes[plane as usize];
         if ps.next_fresh < bpp {
-            ps.free.extend(first + ps.next_fresh..first + bpp);
+            self.free_lists[plane as usize].extend(first + ps.next_fresh..first + bpp);
             ps.next_fresh = bpp;
         }
-        &self.planes[plane as usize].free
+        &self.free_lists[plane as usize]
     }
 
     /// Make free block `block` of `plane` the next one it opens.
     pub fn open_next(&mut self, plane: u32, block: u32) {
-        let ps = &mut self.planes[plane as usize];
-        let i = ps.free.iter().position(|&b| b == block).expect("open_next: the block is free in the plane");
-        ps.free.remove(i);
-        ps.free.push_front(block);
+        let free = &mut self.free_lists[plane as usize];
+        let i = free.iter().position(|&b| b == block).expect("open_next: the block is free in the plane");
+        free.remove(i);
+        free.push_front(block);
         self.frontier_moved(plane);
     }
 
@@ -494,10 +504,10 @@ impl Ftl {
         let ps = &mut self.planes[plane as usize];
         match at {
             Some(0) => {
-                ps.free.pop_front();
+                self.free_lists[plane as usize].pop_front();
             }
             Some(i) => {
-                ps.free.remove(i);
+                self.free_lists[plane as usize].remove(i);
             }
             None => ps.next_fresh += 1,
         }
@@ -617,7 +627,7 @@ impl Ftl {
         if ps.gc_victim == block {
             ps.gc_victim = NONE;
         }
-        ps.free.push_back(block);
+        self.free_lists[plane as usize].push_back(block);
         ps.free_blocks += 1;
         ps.free_gen += 1;
         self.frontier_moved(plane);
