@@ -25,12 +25,17 @@ pub use mapping::L2p;
 /// Ask the CPU to bring a cache line in (a no-op where the instruction is not available).
 #[inline(always)]
 pub(crate) fn prefetch<T>(p: &T) {
+    prefetch_addr(p as *const T as *const u8);
+}
+
+/// `prefetch` for an address: the line holding `p`, which need not be a valid reference.
+#[inline(always)]
+pub(crate) fn prefetch_addr(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, even on an invalid address, and this one is
-    // a valid reference.
+    // SAFETY: prefetching is a hint; it never faults, even on an invalid address.
     #[allow(unused_unsafe)]
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const T as *const i8);
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;

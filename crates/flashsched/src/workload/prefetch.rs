@@ -20,6 +20,17 @@ use crate::trace::TraceError;
 const BATCH: usize = 1024;
 const DEPTH: usize = 8;
 
+/// How many records ahead of the one taken the simulation asks for (`Prefetched::next_request`).
+const PREFETCH_AHEAD: usize = 8;
+
+/// Hint both cache lines an item may span.
+#[inline(always)]
+fn prefetch_item(item: &Item) {
+    let first = item as *const Item as *const u8;
+    crate::ftl::prefetch_addr(first);
+    crate::ftl::prefetch_addr(first.wrapping_add(std::mem::size_of::<Item>() - 1));
+}
+
 /// One decoded record and the reader's count of out-of-order records after it.
 type Item = Result<(HostRequest, u64), TraceError>;
 
@@ -79,6 +90,12 @@ impl Workload for Prefetched {
     fn next_request(&mut self) -> Result<Option<HostRequest>, TraceError> {
         loop {
             if let Some(item) = self.current.next() {
+                // The batch was written by the decoding thread, on the other core: each record's
+                // cache line must come over from that core's cache, and waiting for it was most of
+                // this function's time (docs/performance.md). Ask for a record a few ahead now.
+                if let Some(ahead) = self.current.as_slice().get(PREFETCH_AHEAD) {
+                    prefetch_item(ahead);
+                }
                 let (r, ooo) = item?;
                 self.taken += 1;
                 self.out_of_order = ooo;
@@ -92,6 +109,9 @@ impl Workload for Prefetched {
                     self.progress = b.progress;
                     self.template = b.describe;
                     self.done = b.items.len() < BATCH;
+                    for item in b.items.iter().take(PREFETCH_AHEAD) {
+                        prefetch_item(item);
+                    }
                     self.current = b.items.into_iter();
                 }
                 // The thread ended after its last batch.
