@@ -11,8 +11,12 @@ SOURCES := $(shell find crates python/flashsched -name '*.rs' -o -name '*.toml' 
 # (docs/performance.md); the build then runs only on CPUs with this one's instruction set, so
 # leave it off for a virtual environment that workers on other machines share.
 NATIVE ?= 0
+ifneq ($(filter-out 0 1,$(NATIVE)),)
+$(error NATIVE must be 0 or 1, not '$(NATIVE)')
+endif
 ifeq ($(NATIVE),1)
-export RUSTFLAGS := $(strip $(RUSTFLAGS) -C target-cpu=native)
+override RUSTFLAGS := $(strip $(RUSTFLAGS) -C target-cpu=native)
+export RUSTFLAGS
 endif
 # The compiler flags of the installed build: a change of flags rebuilds it.
 FLAGS_FILE := $(VENV)/.build-flags

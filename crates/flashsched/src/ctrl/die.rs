@@ -33,8 +33,9 @@ pub enum Phase {
 /// Field order and alignment are chosen (`repr(C)`, 64 bytes): a die is touched on every
 /// operation, at every start, bus grant, array end and release, and with 128 dies or more its
 /// record is rarely still in the first-level cache by its next turn. The first cache line holds
-/// what every operation and the chip-busy test read; the second what steps write and programs
-/// and suspension read; a die spans two lines instead of three.
+/// what every operation reads (starting a die reads `suspended` too); the second what steps write
+/// and programs and suspension read; a die spans two lines instead of three. (The chip-busy test
+/// of host transactions reads `Flash`'s count of occupied dies, not the dies.)
 #[derive(Debug, Clone)]
 #[repr(C, align(64))]
 pub struct Die {
@@ -51,8 +52,8 @@ pub struct Die {
     pub(super) op_start: Time,
     pub(super) busy_ns: u64,
     /// A program or erase put aside while the die serves reads (boxed: rare, and a pointer keeps
-    /// the record within two cache lines). In the first line: every start and the chip-busy
-    /// test of every host transaction (`is_occupied`) read it.
+    /// the record within two cache lines). In the first line: every start reads it
+    /// (`may_serve_read`, `is_occupied`).
     pub(super) suspended: Option<Box<Suspended>>,
     /// The other operations of a multi-plane command led by `txn` (empty for a single-plane one).
     pub(super) group: Vec<TxnId>,

@@ -129,8 +129,7 @@ mod tests {
     }
 
     /// Every pop, against an ordered set of (time, push order) as the reference: random pushes
-    /// and pops at several queue sizes (the branch-free child choice and the sentinels included),
-    /// many equal times.
+    /// and pops at several queue sizes (nodes with one to four children), many equal times.
     #[test]
     fn every_pop_is_the_reference_minimum() {
         for (seed, spread, pop_every) in [(1u64, 4u64, 2u32), (2, 50, 3), (3, 1000, 5), (4, 1, 7), (5, 300, 1)] {

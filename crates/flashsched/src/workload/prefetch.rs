@@ -93,7 +93,9 @@ impl Workload for Prefetched {
                 // The batch was written by the decoding thread, on the other core: each record's
                 // cache line must come over from that core's cache, and waiting for it was most of
                 // this function's time (docs/performance.md). Ask for a record a few ahead now.
-                if let Some(ahead) = self.current.as_slice().get(PREFETCH_AHEAD) {
+                // (`current` is past the record taken: `PREFETCH_AHEAD - 1` of it is the record
+                // `PREFETCH_AHEAD` ahead; a new batch prefetches its first `PREFETCH_AHEAD`.)
+                if let Some(ahead) = self.current.as_slice().get(PREFETCH_AHEAD - 1) {
                     prefetch_item(ahead);
                 }
                 let (r, ooo) = item?;
