@@ -1,0 +1,147 @@
+"""Compare two builds of the reference benchmark (docs/performance.md): are their results the same,
+and which is faster?
+
+    .venv/bin/python benches/ab.py same  OLD_BENCH NEW_BENCH     # results byte for byte, 12 configurations
+    .venv/bin/python benches/ab.py speed OLD_BENCH NEW_BENCH [--rounds 12] [key=value ...]
+
+OLD_BENCH and NEW_BENCH are `bench8x8` benchmark binaries (`cargo bench -p flashsched --bench
+bench8x8 --no-run` prints the path; copy it before rebuilding). For the old build, a worktree:
+`git worktree add /tmp/old <commit>` and `CARGO_TARGET_DIR=/tmp/old/target cargo bench --no-run`
+there.
+
+`same` runs both on twelve configurations that exercise every policy slot (the default, VIOS, the
+heaviest combination, Slacker with suspension, dynamic allocation, Pattern with RBWL, multi-plane,
+PASS, `compat=mqsim`, `compat=ssdsim`, PIQ with held requests, a preconditioned GC run) and
+compares their JSON without the wall-clock fields (the benchmark's `FLASHSCHED_BENCH_JSON`).
+Exit status 1 if any differs.
+
+`speed` runs the two binaries in turn, `--rounds` times, 3 runs each, and prints for each the
+best, the 90th-percentile-fastest and the median simulated requests per second over all its runs.
+On a shared virtual machine whose speed drifts within minutes, only such interleaved pairs say
+which build is faster; the best and the 90th percentile are steadier than the median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CONFIGS: dict[str, list[str]] = {
+    "default": [],
+    "vios": ["device.variation.enabled=true", "hil.scheduler=vios"],
+    "heaviest": [
+        "device.variation.enabled=true",
+        "hil.scheduler=vios",
+        "tsu.scheduler=slacker",
+        "device.suspend.program=true",
+        "ftl.program_speed=wr",
+        "ftl.idle_task=rr",
+    ],
+    "slacker": ["tsu.scheduler=slacker", "device.suspend.program=true"],
+    "dynamic": ["ftl.allocation.scheme=dynamic"],
+    "pattern": ["ftl.write_grouping=pattern", "ftl.wear_leveling=rbwl"],
+    "multi_plane": ["device.advanced.multi_plane=same_page"],
+    "pass": ["host.scheduler=pass"],
+    "mqsim": ["compat=mqsim"],
+    "ssdsim": ["compat=ssdsim"],
+    "piq": ["hil.scheduler=piq", "device.advanced.interleave=false", "host.queue_depth=512"],
+    "gc": [
+        "workload.fold=modulo",
+        "device.geometry.blocks_per_plane=128",
+        "ftl.gc.threshold=0.02",
+        "ftl.precondition.fill=1.0",
+        "ftl.precondition.overwrites=0.5",
+    ],
+}
+
+# The report's wall-clock fields (`report::WALL_CLOCK_KEYS`) and the per-policy timings.
+WALL_CLOCK = {"timestamp", "timestamp_ms", "time", "run_info", "grouping_wall_ns", "wall_ns", "decide_wall_s"}
+
+
+def strip(doc):
+    if isinstance(doc, dict):
+        return {k: strip(v) for k, v in doc.items() if k not in WALL_CLOCK}
+    if isinstance(doc, list):
+        return [strip(v) for v in doc]
+    return doc
+
+
+def differences(a, b, path: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in differences(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {str(a)[:60]} != {str(b)[:60]}"]
+
+
+def run(binary: str, sets: list[str], repeats: int, json_path: str | None = None) -> str:
+    env = dict(os.environ, FLASHSCHED_BENCH_REPEATS=str(repeats))
+    if json_path:
+        env["FLASHSCHED_BENCH_JSON"] = json_path
+    p = subprocess.run([binary, *sets], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"{binary} {' '.join(sets)} failed:\n{p.stderr}")
+    return p.stdout
+
+
+def same(old: str, new: str) -> int:
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, sets in CONFIGS.items():
+            docs = []
+            for i, binary in enumerate((old, new)):
+                path = str(Path(tmp) / f"{name}.{i}.json")
+                run(binary, sets, 1, path)
+                docs.append(strip(json.loads(Path(path).read_text())))
+            diff = differences(*docs)
+            print(f"{name:12} {'same' if not diff else 'DIFFERENT'}")
+            for d in diff[:10]:
+                print(f"    {d}")
+            bad |= bool(diff)
+    return bad
+
+
+def speed(old: str, new: str, rounds: int, sets: list[str]) -> int:
+    rates: dict[str, list[float]] = {old: [], new: []}
+    for _ in range(rounds):
+        for binary in (old, new):
+            out = run(binary, sets, 3)
+            requests = next(int(line.split()[1]) for line in out.splitlines() if line.startswith("requests "))
+            walls = next(line.split()[1:] for line in out.splitlines() if line.startswith("wall_s_each"))
+            rates[binary] += [requests / float(w) for w in walls]
+    summary = {}
+    for label, binary in (("old", old), ("new", new)):
+        r = sorted(rates[binary], reverse=True)
+        summary[label] = (r[0], r[len(r) // 10], statistics.median(r))
+        print(f"{label}: {len(r)} runs, best {r[0]:,.0f}, 90th percentile {r[len(r) // 10]:,.0f}, median {statistics.median(r):,.0f} requests/s")
+    o, n = summary["old"], summary["new"]
+    print(f"new / old: best {n[0] / o[0]:.3f}, 90th percentile {n[1] / o[1]:.3f}, median {n[2] / o[2]:.3f}")
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=["same", "speed"])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--rounds", type=int, default=12)
+    ap.add_argument("sets", nargs="*", help="key=value overrides (speed only)")
+    a = ap.parse_intermixed_args()
+    for b in (a.old, a.new):
+        if not os.access(b, os.X_OK):
+            sys.exit(f"{b}: not an executable benchmark binary")
+    if a.what == "same":
+        if a.sets:
+            sys.exit("same: overrides are not taken (it runs its own twelve configurations)")
+        return same(a.old, a.new)
+    return speed(a.old, a.new, a.rounds, a.sets)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
