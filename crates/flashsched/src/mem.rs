@@ -1,4 +1,5 @@
-//! Large tables backed by huge pages where the kernel allows it.
+//! Large tables backed by huge pages where the kernel allows it, and cache-line prefetch hints
+//! (the FTL's tables, the decoded trace records).
 //!
 //! The FTL's per-block and per-page tables of a large drive are tens of megabytes, first touched
 //! a few bytes at a time all over the table as blocks open: with 4 KiB pages each touch of a new
@@ -68,6 +69,25 @@ fn advise(ptr: *mut u8, len: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise(_ptr: *mut u8, _len: usize) {}
+
+/// Ask the CPU to bring a cache line in (a no-op where the instruction is not available).
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: &T) {
+    prefetch_addr(p as *const T as *const u8);
+}
+
+/// `prefetch` for an address: the line holding `p`, which need not be a valid reference.
+#[inline(always)]
+pub(crate) fn prefetch_addr(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, even on an invalid address.
+    #[allow(unused_unsafe)]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
 
 #[cfg(test)]
 mod tests {

@@ -140,8 +140,10 @@ impl Flash {
         if self.adv.interleave {
             return true;
         }
-        let first = self.layout.chip_of_die(die) * self.layout.dies_per_chip;
-        (first..first + self.layout.dies_per_chip).all(|d| d == die || !self.dies[d as usize].is_occupied())
+        // No other die of the chip occupied: the chip's count is at most this die's own.
+        let chip = self.layout.chip_of_die(die);
+        debug_assert!(self.chip_busy(chip) || !self.dies[die as usize].is_occupied());
+        self.occupied[chip as usize] == u16::from(self.dies[die as usize].is_occupied())
     }
 
     /// Commands issued so far, all chips together.

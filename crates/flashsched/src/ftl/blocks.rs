@@ -131,7 +131,7 @@ impl ValidBits {
     }
     #[inline]
     pub fn prefetch(&self, ppn: Ppn) {
-        super::prefetch(&self.words[self.word(ppn)]);
+        crate::mem::prefetch(&self.words[self.word(ppn)]);
     }
 
     /// Clear the bits of pages `first..first + n` (one block: all in one plane).

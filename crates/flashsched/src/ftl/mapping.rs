@@ -62,7 +62,7 @@ impl L2p {
     #[inline]
     pub fn prefetch(&self, lpn: Lpn) {
         if let Some(e) = self.entry(lpn) {
-            super::prefetch(e);
+            crate::mem::prefetch(e);
         }
     }
 

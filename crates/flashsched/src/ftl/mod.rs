@@ -22,25 +22,6 @@ use crate::nand::{Layout, Lpn, Ppn, NONE};
 use blocks::{BlockMeta, BlockTable, ValidBits};
 pub use mapping::L2p;
 
-/// Ask the CPU to bring a cache line in (a no-op where the instruction is not available).
-#[inline(always)]
-pub(crate) fn prefetch<T>(p: &T) {
-    prefetch_addr(p as *const T as *const u8);
-}
-
-/// `prefetch` for an address: the line holding `p`, which need not be a valid reference.
-#[inline(always)]
-pub(crate) fn prefetch_addr(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, even on an invalid address.
-    #[allow(unused_unsafe)]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum BlockState {
@@ -259,7 +240,7 @@ impl Ftl {
     pub fn prefetch_current_copy(&self, lpn: Lpn) {
         if let Some(old) = self.l2p.get(lpn) {
             self.valid_bits.prefetch(old);
-            prefetch(&self.blocks[self.layout.block_of(old)]);
+            crate::mem::prefetch(&self.blocks[self.layout.block_of(old)]);
         }
     }
 

@@ -27,8 +27,8 @@ const PREFETCH_AHEAD: usize = 8;
 #[inline(always)]
 fn prefetch_item(item: &Item) {
     let first = item as *const Item as *const u8;
-    crate::ftl::prefetch_addr(first);
-    crate::ftl::prefetch_addr(first.wrapping_add(std::mem::size_of::<Item>() - 1));
+    crate::mem::prefetch_addr(first);
+    crate::mem::prefetch_addr(first.wrapping_add(std::mem::size_of::<Item>() - 1));
 }
 
 /// One decoded record and the reader's count of out-of-order records after it.
