@@ -1,0 +1,153 @@
+"""Profile-guided build of flashsched's native module (`make install`, docs/performance.md).
+
+Three steps, each printed as it runs:
+
+1. build the module instrumented (`-C profile-generate`) in its own target directory and install
+   it into the virtual environment;
+2. train it: `flashsched run` on workloads this project generates (a synthetic trace written to
+   a gzip file, so that decoding is trained too, and the synthetic generator), under every
+   family of policies, so that no configuration is left to the compiler's guesses;
+3. merge the counts with `llvm-profdata` and build the module again with them
+   (`-C profile-use`), into the usual target directory.
+
+The build is the same code: profile-guided optimisation changes only how the compiler lays out
+and inlines it (results are byte-identical; `benches/ab.py same` checks it on twelve
+configurations). It needs `llvm-profdata` from the Rust toolchain's `llvm-tools` component; with
+`--require` a missing tool is an error, without it the script says so and exits with status 3,
+and the Makefile falls back to a plain release build.
+
+    python tools/pgo.py --venv .venv [--require]      # what `make install` runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PGO_DIR = ROOT / "target" / "pgo"
+RAW_DIR = PGO_DIR / "raw"
+PROFILE = PGO_DIR / "flashsched.profdata"
+GEN_TARGET = ROOT / "target" / "pgo-gen"
+
+# Requests per training run: enough for every path to be counted many times, few enough that the
+# instrumented build (about twice as slow) trains in well under a minute.
+REQUESTS = 30_000
+
+# (preset, overrides): the default path, then each paper's policies and the device features, on
+# the large reference drive and on the papers' own drives.
+TRAINING: list[tuple[str, list[str]]] = [
+    ("bench8x8", []),
+    ("bench8x8", ["device.variation.enabled=true", "hil.scheduler=vios"]),
+    ("bench8x8", ["device.variation.enabled=true", "hil.scheduler=vios", "tsu.scheduler=slacker",
+                  "device.suspend.program=true", "ftl.program_speed=wr", "ftl.idle_task=rr"]),
+    ("bench8x8", ["tsu.scheduler=slacker", "device.suspend.program=true"]),
+    ("bench8x8", ["ftl.allocation.scheme=dynamic"]),
+    ("bench8x8", ["ftl.write_grouping=pattern", "ftl.wear_leveling=rbwl"]),
+    ("bench8x8", ["device.advanced.multi_plane=same_page"]),
+    ("bench8x8", ["host.scheduler=pass"]),
+    ("bench8x8", ["compat=mqsim"]),
+    ("bench8x8", ["compat=ssdsim"]),
+    ("bench8x8", ["hil.scheduler=piq", "device.advanced.interleave=false", "host.queue_depth=512"]),
+    ("bench8x8", ["workload.fold=modulo", "device.geometry.blocks_per_plane=128", "ftl.gc.threshold=0.02",
+                  "ftl.precondition.fill=1.0", "ftl.precondition.overwrites=0.5"]),
+    ("vios2016", []),
+    ("rrwr2016", []),
+    ("slacker2017", []),
+    ("pattern2019", []),
+    ("pass2014", []),
+]
+
+
+def say(msg: str) -> None:
+    print(f"pgo: {msg}", flush=True)
+
+
+def host_triple() -> str:
+    out = subprocess.run(["rustc", "-vV"], check=True, capture_output=True, text=True).stdout
+    return next(line.split(":", 1)[1].strip() for line in out.splitlines() if line.startswith("host:"))
+
+
+def find_profdata(install: bool) -> Path | None:
+    """`llvm-profdata` of the toolchain's own LLVM (a system one may read another profile format)."""
+    sysroot = subprocess.run(["rustc", "--print", "sysroot"], check=True, capture_output=True, text=True).stdout.strip()
+    tool = Path(sysroot) / "lib" / "rustlib" / host_triple() / "bin" / "llvm-profdata"
+    if tool.exists():
+        return tool
+    if install and shutil.which("rustup"):
+        say("llvm-profdata not found; adding the toolchain's llvm-tools component (rustup component add llvm-tools)")
+        r = subprocess.run(["rustup", "component", "add", "llvm-tools"], capture_output=True, text=True)
+        if r.returncode != 0:
+            say(f"rustup could not add llvm-tools: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else 'no message'}")
+    return tool if tool.exists() else None
+
+
+def maturin(venv: Path, rustflags: str, target_dir: Path | None) -> None:
+    env = dict(os.environ, VIRTUAL_ENV=str(venv.resolve()), RUSTFLAGS=rustflags)
+    if target_dir is not None:
+        env["CARGO_TARGET_DIR"] = str(target_dir)
+    subprocess.run([str(venv / "bin" / "maturin"), "develop", "--release", "--extras", "test", "--quiet"],
+                   cwd=ROOT, env=env, check=True)
+
+
+def train(venv: Path) -> None:
+    cli = str(venv / "bin" / "flashsched")
+    with tempfile.TemporaryDirectory(prefix="flashsched-pgo-") as tmp:
+        plain = Path(tmp) / "train.trace"
+        subprocess.run([cli, "trace", "synth", "vios2016/src", "--requests", str(REQUESTS), "--seed", "7", "-o", str(plain)],
+                       check=True, stdout=subprocess.DEVNULL)
+        trace = Path(tmp) / "train.trace.gz"
+        with plain.open("rb") as src, gzip.open(trace, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        out = str(Path(tmp) / "out.json")
+        for i, (preset, sets) in enumerate(TRAINING):
+            # Even runs replay the trace (decoding included), odd ones use the generator.
+            if i % 2 == 0:
+                workload = ["--trace", str(trace), "--set", "workload.fold=modulo"]
+            else:
+                workload = ["--set", "workload.kind=synthetic", "--set", f"workload.synthetic.requests={REQUESTS}"]
+            args = [cli, "run", "--preset", preset, *workload, "-q", "-o", out]
+            for s in sets:
+                args += ["--set", s]
+            t = time.monotonic()
+            subprocess.run(args, check=True)
+            say(f"trained {preset} {' '.join(sets) or '(defaults)'} in {time.monotonic() - t:.1f} s")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--venv", type=Path, required=True)
+    ap.add_argument("--require", action="store_true", help="a missing llvm-profdata is an error (exit 1), not a fallback (exit 3)")
+    a = ap.parse_args()
+    tool = find_profdata(install=True)
+    if tool is None:
+        say("llvm-profdata is not available (install it with `rustup component add llvm-tools`)")
+        return 1 if a.require else 3
+    base = os.environ.get("RUSTFLAGS", "").strip()
+    shutil.rmtree(RAW_DIR, ignore_errors=True)
+    say("1/3 instrumented build (target/pgo-gen)")
+    maturin(a.venv, f"{base} -C profile-generate={RAW_DIR}".strip(), GEN_TARGET)
+    # Build scripts ran instrumented too: only the training's counts are wanted.
+    shutil.rmtree(RAW_DIR, ignore_errors=True)
+    say(f"2/3 training: {len(TRAINING)} runs of {REQUESTS:,} requests")
+    train(a.venv)
+    raws = sorted(RAW_DIR.glob("*.profraw"))
+    if not raws:
+        say(f"the training wrote no profile into {RAW_DIR}")
+        return 1
+    subprocess.run([str(tool), "merge", "-o", str(PROFILE), *map(str, raws)], check=True)
+    say(f"merged {len(raws)} profiles into {PROFILE.relative_to(ROOT)}")
+    say("3/3 optimised build")
+    maturin(a.venv, f"{base} -C profile-use={PROFILE}".strip(), None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
