@@ -657,15 +657,27 @@ impl Ftl {
     /// A cheap check run after every simulation: valid pages add up to mapped pages, and free
     /// counts to free blocks per plane. [`Ftl::check_invariants`] checks everything.
     pub fn quick_check(&self) -> Result<(), String> {
-        // One pass over the block table (16 MB on the reference drive; three passes were a
-        // visible share of a short run's end).
-        let (mut valid, mut invalid, mut programmed, mut free) = (0u64, 0u64, 0u64, 0u64);
+        let mut sums = BlockSums::default();
         for b in self.blocks.iter() {
-            valid += b.valid as u64;
-            invalid += b.invalid as u64;
-            programmed += b.write_ptr as u64;
-            free += u64::from(b.state == BlockState::Free);
+            sums.add(b);
         }
+        self.check_sums(sums)
+    }
+
+    /// `quick_check`, and every block's erase count (`erase_counts`), in the same pass: the end
+    /// of every run needs both, and each walk of the block table is 16 MB on the reference drive
+    /// (a visible share of a short run's end).
+    pub fn erase_counts_and_check(&self) -> (Vec<u32>, Result<(), String>) {
+        let mut counts: Vec<u32> = crate::mem::zeroed(self.layout.blocks() as usize);
+        let mut sums = BlockSums::default();
+        for (c, b) in counts.iter_mut().zip(self.blocks.iter()) {
+            sums.add(b);
+            *c = b.erase_count;
+        }
+        (counts, self.check_sums(sums))
+    }
+
+    fn check_sums(&self, BlockSums { valid, invalid, programmed, free }: BlockSums) -> Result<(), String> {
         if valid != self.l2p.mapped() {
             return Err(format!("{valid} valid pages but {} mapped logical pages", self.l2p.mapped()));
         }
@@ -749,6 +761,25 @@ impl crate::nand::latency::BlockWear for Ftl {
     }
 }
 
+/// Per-block counts summed over the block table (`Ftl::quick_check`).
+#[derive(Default, Clone, Copy)]
+struct BlockSums {
+    valid: u64,
+    invalid: u64,
+    programmed: u64,
+    free: u64,
+}
+
+impl BlockSums {
+    #[inline(always)]
+    fn add(&mut self, b: &BlockMeta) {
+        self.valid += b.valid as u64;
+        self.invalid += b.invalid as u64;
+        self.programmed += b.write_ptr as u64;
+        self.free += u64::from(b.state == BlockState::Free);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -770,6 +801,9 @@ mod tests {
         f.trim(2);
         assert_eq!(f.check_invariants(), Ok(()));
         assert_eq!(f.quick_check(), Ok(()));
+        // The end of a run's single pass: the same counts and the same verdict.
+        f.blocks[3].erase_count = 5;
+        assert_eq!(f.erase_counts_and_check(), (f.erase_counts(), Ok(())));
     }
 
     #[test]
@@ -853,6 +887,7 @@ mod tests {
         let _lost = f.allocate(0, Writer::Host).unwrap();
         assert!(f.check_invariants().unwrap_err().contains("1 valid + 0 invalid + "));
         assert!(f.quick_check().is_err());
+        assert_eq!(f.erase_counts_and_check().1, f.quick_check());
     }
 
     #[test]

@@ -499,6 +499,11 @@ impl Simulator {
         }
         let c = self.device_counters();
         let start = self.measure_start.unwrap_or(0);
+        let (erase_counts, invariants_ok) = if self.full_check {
+            (self.ftl.erase_counts(), self.ftl.check_invariants())
+        } else {
+            self.ftl.erase_counts_and_check()
+        };
         RunOutcome {
             read: self.read,
             write: self.write,
@@ -513,7 +518,7 @@ impl Simulator {
             events: self.events.pushed(),
             channel_busy_ns: self.flash.channels.iter().zip(&self.chan_snapshot).map(|(c, s)| c.busy_ns() - s).collect(),
             die_busy_ns: self.flash.dies.iter().zip(&self.die_snapshot).map(|(d, s)| d.busy_ns() - s).collect(),
-            erase_counts: self.ftl.erase_counts(),
+            erase_counts,
             free_blocks_min: self.free_min,
             free_blocks_end: self.ftl.total_free_blocks(),
             mapped_pages: self.ftl.mapped_pages(),
@@ -522,7 +527,7 @@ impl Simulator {
             workload: self.workload.describe(),
             intervals: self.intervals.lines,
             request_sink: self.request_sink.take(),
-            invariants_ok: if self.full_check { self.ftl.check_invariants() } else { self.ftl.quick_check() },
+            invariants_ok,
             reliability: self.flash.latency.report(),
             idle: self.idle_task.as_ref().map(|t| (t.name(), t.report())),
             tsu: self.tsu.report(),
