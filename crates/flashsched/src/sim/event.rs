@@ -3,9 +3,10 @@
 
 use super::txn::{ReqId, TxnId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) enum Ev {
     /// A request from the workload's stream arrives.
+    #[default]
     Arrival,
     /// A closed-loop job's next request arrives (slot in `job_arrivals`).
     JobArrival(u32),
