@@ -27,7 +27,8 @@ PGO ?= auto
 ifneq ($(filter-out auto 0 1,$(PGO)),)
 $(error PGO must be auto, 0 or 1, not '$(PGO)')
 endif
-PROFILE := $(abspath target/pgo/flashsched.profdata)
+# Written by tools/pgo.py: the path of the installed module's profile (named by its digest).
+PROFILE_PATH := target/pgo/profile-path
 # The compiler flags of the installed build: a change of flags rebuilds it.
 FLAGS_FILE := $(VENV)/.build-flags
 
@@ -45,7 +46,7 @@ $(FLAGS_FILE): $(BIN)/python FORCE
 # (profile-guided unless PGO=0; tools/pgo.py exits with 3 when it cannot, and `auto` then falls
 # back to the plain build).
 $(STAMP): $(BIN)/python $(FLAGS_FILE) $(SOURCES)
-	@rm -f $(PROFILE)
+	@rm -f $(PROFILE_PATH)
 	@if [ '$(PGO)' = 0 ]; then \
 	  VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test --quiet; \
 	else \
@@ -73,8 +74,8 @@ test-python: install
 # The reference benchmark (docs/performance.md), built with the installed module's profile when
 # there is one (in its own target directory: other flags there would rebuild `cargo test`'s).
 bench: install
-	@if [ -f $(PROFILE) ]; then \
-	  RUSTFLAGS='$(strip $(RUSTFLAGS) -C profile-use=$(PROFILE))' CARGO_TARGET_DIR=target/pgo-use cargo bench -p flashsched --bench bench8x8; \
+	@if [ -f $(PROFILE_PATH) ]; then \
+	  RUSTFLAGS="$(strip $(RUSTFLAGS)) -C profile-use=$$(cat $(PROFILE_PATH))" CARGO_TARGET_DIR=target/pgo-use cargo bench -p flashsched --bench bench8x8; \
 	else \
 	  cargo bench -p flashsched --bench bench8x8; \
 	fi

@@ -8,7 +8,7 @@ Three steps, each printed as it runs:
    a gzip file, so that decoding is trained too, and the synthetic generator), under every
    family of policies, so that no configuration is left to the compiler's guesses;
 3. merge the counts with `llvm-profdata` and build the module again with them
-   (`-C profile-use`), into the usual target directory.
+   (`-C profile-use`), in `target/pgo-use` (where `make bench` builds the benchmark with them).
 
 The build is the same code: profile-guided optimisation changes only how the compiler lays out
 and inlines it (results are byte-identical; `benches/ab.py same` checks it on twelve
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import os
 import shutil
 import subprocess
@@ -34,8 +35,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PGO_DIR = ROOT / "target" / "pgo"
 RAW_DIR = PGO_DIR / "raw"
-PROFILE = PGO_DIR / "flashsched.profdata"
+MERGED = PGO_DIR / "merged.profdata"
+# The profile is kept under a name with its digest, and this file names it: cargo rebuilds when
+# RUSTFLAGS change but does not look into the file they name, so a new profile must be a new
+# path (`make bench` reads the path from here).
+PROFILE_PATH = PGO_DIR / "profile-path"
 GEN_TARGET = ROOT / "target" / "pgo-gen"
+# The optimised build's own target directory: `make bench` builds the benchmark there with the
+# same flags (sharing its dependencies), and a developer's plain `cargo build --release` in
+# `target/` is not rebuilt by every install (different flags rebuild everything).
+USE_TARGET = ROOT / "target" / "pgo-use"
 
 # Requests per training run: enough for every path to be counted many times, few enough that the
 # instrumented build (about twice as slow) trains in well under a minute.
@@ -89,10 +98,8 @@ def find_profdata(install: bool) -> Path | None:
     return tool if tool.exists() else None
 
 
-def maturin(venv: Path, rustflags: str, target_dir: Path | None) -> None:
-    env = dict(os.environ, VIRTUAL_ENV=str(venv.resolve()), RUSTFLAGS=rustflags)
-    if target_dir is not None:
-        env["CARGO_TARGET_DIR"] = str(target_dir)
+def maturin(venv: Path, rustflags: str, target_dir: Path) -> None:
+    env = dict(os.environ, VIRTUAL_ENV=str(venv.resolve()), RUSTFLAGS=rustflags, CARGO_TARGET_DIR=str(target_dir))
     subprocess.run([str(venv / "bin" / "maturin"), "develop", "--release", "--extras", "test", "--quiet"],
                    cwd=ROOT, env=env, check=True)
 
@@ -132,6 +139,7 @@ def main() -> int:
         return 1 if a.require else 3
     base = os.environ.get("RUSTFLAGS", "").strip()
     shutil.rmtree(RAW_DIR, ignore_errors=True)
+    PROFILE_PATH.unlink(missing_ok=True)
     say("1/3 instrumented build (target/pgo-gen)")
     maturin(a.venv, f"{base} -C profile-generate={RAW_DIR}".strip(), GEN_TARGET)
     # Build scripts ran instrumented too: only the training's counts are wanted.
@@ -142,10 +150,16 @@ def main() -> int:
     if not raws:
         say(f"the training wrote no profile into {RAW_DIR}")
         return 1
-    subprocess.run([str(tool), "merge", "-o", str(PROFILE), *map(str, raws)], check=True)
-    say(f"merged {len(raws)} profiles into {PROFILE.relative_to(ROOT)}")
+    subprocess.run([str(tool), "merge", "-o", str(MERGED), *map(str, raws)], check=True)
+    digest = hashlib.sha256(MERGED.read_bytes()).hexdigest()[:16]
+    profile = PGO_DIR / f"flashsched-{digest}.profdata"
+    for old in PGO_DIR.glob("flashsched-*.profdata"):
+        old.unlink()
+    MERGED.rename(profile)
+    say(f"merged {len(raws)} profiles into {profile.relative_to(ROOT)}")
     say("3/3 optimised build")
-    maturin(a.venv, f"{base} -C profile-use={PROFILE}".strip(), None)
+    maturin(a.venv, f"{base} -C profile-use={profile}".strip(), USE_TARGET)
+    PROFILE_PATH.write_text(f"{profile}\n")
     return 0
 
 
