@@ -47,7 +47,7 @@ impl<K: Copy + Default> EventQueue<K> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, kind: K) {
         self.seq += 1;
         let key = (time as u128) << 64 | self.seq as u128;
@@ -82,7 +82,7 @@ impl<K: Copy + Default> EventQueue<K> {
     }
 
     /// Sorted mode, with room for one more: put the event after every smaller key.
-    #[inline]
+    #[inline(always)]
     fn insert_sorted(&mut self, key: u128, kind: K) {
         let (head, tail) = (self.head, self.tail);
         // Lower bound of `key` in the window, branch-free: the loop runs log2(count) times
@@ -91,6 +91,14 @@ impl<K: Copy + Default> EventQueue<K> {
         // one compiles to a branch on the high halves).
         let time = (key >> 64) as u64;
         let before = |e: &(u128, K)| (e.0 >> 64) as u64 <= time;
+        // Due after every pending event (42% of the pushes on bench8x8, and mostly the same
+        // call sites: a program's end, the next arrival): no search, no move. Inlined at each
+        // call site, this branch is predicted per site.
+        if tail < SLOTS && (head == tail || before(&self.slots[tail - 1])) {
+            self.slots[tail] = (key, kind);
+            self.tail = tail + 1;
+            return;
+        }
         let mut base = head;
         let mut size = tail - head;
         if size > 0 {
