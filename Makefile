@@ -29,8 +29,10 @@ $(error PGO must be auto, 0 or 1, not '$(PGO)')
 endif
 # Written by tools/pgo.py: the path of the installed module's profile (named by its digest).
 PROFILE_PATH := target/pgo/profile-path
-# The compiler flags of the installed build: a change of flags rebuilds it.
+# The compiler and its flags for the installed build: a change of either rebuilds it (and a new
+# compiler retrains the profile, whose format follows its LLVM).
 FLAGS_FILE := $(VENV)/.build-flags
+RUSTC_VERSION := $(shell rustc -V 2>/dev/null)
 
 .PHONY: demo test test-rust test-python install bench docs clean FORCE
 
@@ -40,11 +42,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet "maturin>=1.5,<2"
 
 $(FLAGS_FILE): $(BIN)/python FORCE
-	@echo '$(RUSTFLAGS) PGO=$(PGO)' | cmp -s - $@ || echo '$(RUSTFLAGS) PGO=$(PGO)' > $@
+	@echo '$(RUSTC_VERSION) $(RUSTFLAGS) PGO=$(PGO)' | cmp -s - $@ || echo '$(RUSTC_VERSION) $(RUSTFLAGS) PGO=$(PGO)' > $@
 
 # Build the native module in release mode and install the package with its test extras
 # (profile-guided unless PGO=0; tools/pgo.py exits with 3 when it cannot, and `auto` then falls
-# back to the plain build).
+# back to the plain build, which also replaces an instrumented module a failure left installed).
 $(STAMP): $(BIN)/python $(FLAGS_FILE) $(SOURCES)
 	@rm -f $(PROFILE_PATH)
 	@if [ '$(PGO)' = 0 ]; then \
@@ -72,13 +74,10 @@ test-python: install
 	$(BIN)/python -m pytest -q
 
 # The reference benchmark (docs/performance.md), built with the installed module's profile when
-# there is one (in its own target directory: other flags there would rebuild `cargo test`'s).
+# there is one (tools/pgo.py --bench: in the module's target directory, target/pgo-use, so that
+# other flags do not rebuild `cargo test`'s or a plain `cargo bench`'s).
 bench: install
-	@if [ -f $(PROFILE_PATH) ]; then \
-	  RUSTFLAGS="$(strip $(RUSTFLAGS)) -C profile-use=$$(cat $(PROFILE_PATH))" CARGO_TARGET_DIR=target/pgo-use cargo bench -p flashsched --bench bench8x8; \
-	else \
-	  cargo bench -p flashsched --bench bench8x8; \
-	fi
+	$(BIN)/python tools/pgo.py --bench
 
 # Regenerate the generated docs (a test fails when they are stale).
 docs: install

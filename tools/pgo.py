@@ -12,11 +12,18 @@ Three steps, each printed as it runs:
 
 The build is the same code: profile-guided optimisation changes only how the compiler lays out
 and inlines it (results are byte-identical; `benches/ab.py same` checks it on twelve
-configurations). It needs `llvm-profdata` from the Rust toolchain's `llvm-tools` component; with
-`--require` a missing tool is an error, without it the script says so and exits with status 3,
-and the Makefile falls back to a plain release build.
+configurations). It needs `llvm-profdata` from the Rust toolchain's `llvm-tools` component.
+Without `--require`, a missing tool or any failed step (a build, a training run, the merge) makes
+the script say so and exit with status 3, and the Makefile falls back to a plain release build,
+which also replaces an instrumented module the failure left installed; with `--require` the same
+is an error (status 1).
+
+The compiler flags go to cargo as `CARGO_ENCODED_RUSTFLAGS` (arguments separated by 0x1f), so
+that a profile path with spaces stays one argument; the caller's `RUSTFLAGS` (or
+`CARGO_ENCODED_RUSTFLAGS`), e.g. `-C target-cpu=native` from `make install NATIVE=1`, come first.
 
     python tools/pgo.py --venv .venv [--require]      # what `make install` runs
+    python tools/pgo.py --bench [-- key=value ...]     # what `make bench` runs: bench8x8 with the profile
 """
 
 from __future__ import annotations
@@ -98,10 +105,36 @@ def find_profdata(install: bool) -> Path | None:
     return tool if tool.exists() else None
 
 
-def maturin(venv: Path, rustflags: str, target_dir: Path) -> None:
-    env = dict(os.environ, VIRTUAL_ENV=str(venv.resolve()), RUSTFLAGS=rustflags, CARGO_TARGET_DIR=str(target_dir))
+def base_flags() -> list[str]:
+    """The caller's compiler flags, as cargo itself would read them."""
+    encoded = os.environ.get("CARGO_ENCODED_RUSTFLAGS")
+    if encoded is not None:
+        return [f for f in encoded.split("\x1f") if f]
+    return os.environ.get("RUSTFLAGS", "").split()
+
+
+def cargo_env(extra: list[str], target_dir: Path) -> dict[str, str]:
+    env = dict(os.environ, CARGO_ENCODED_RUSTFLAGS="\x1f".join(base_flags() + extra), CARGO_TARGET_DIR=str(target_dir))
+    env.pop("RUSTFLAGS", None)
+    return env
+
+
+def maturin(venv: Path, extra: list[str], target_dir: Path) -> None:
+    env = dict(cargo_env(extra, target_dir), VIRTUAL_ENV=str(venv))
     subprocess.run([str(venv / "bin" / "maturin"), "develop", "--release", "--extras", "test", "--quiet"],
                    cwd=ROOT, env=env, check=True)
+
+
+def bench(args: list[str]) -> int:
+    """`make bench`: the reference benchmark built with the installed module's profile, in the
+    same target directory as the module (they share their dependencies); without a profile (a
+    plain install), the plain build."""
+    profile = Path(PROFILE_PATH.read_text().strip()) if PROFILE_PATH.exists() else None
+    cmd = ["cargo", "bench", "-p", "flashsched", "--bench", "bench8x8", "--", *args]
+    if profile is None or not profile.exists():
+        say("no profile from `make install` (PGO=0, or it fell back): the plain build")
+        return subprocess.run(cmd, cwd=ROOT).returncode
+    return subprocess.run(cmd, cwd=ROOT, env=cargo_env(["-C", f"profile-use={profile}"], USE_TARGET)).returncode
 
 
 def train(venv: Path) -> None:
@@ -130,26 +163,46 @@ def train(venv: Path) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--venv", type=Path, required=True)
-    ap.add_argument("--require", action="store_true", help="a missing llvm-profdata is an error (exit 1), not a fallback (exit 3)")
+    ap.add_argument("--venv", type=Path, help="the virtual environment to install into")
+    ap.add_argument("--require", action="store_true", help="failing is an error (exit 1), not a fallback (exit 3)")
+    ap.add_argument("--bench", action="store_true", help="run bench8x8 built with the installed profile")
+    ap.add_argument("bench_args", nargs="*", help="--bench: key=value overrides for the benchmark")
     a = ap.parse_args()
+    if a.bench:
+        return bench(a.bench_args)
+    if a.venv is None:
+        ap.error("--venv is required (or --bench)")
+    venv = a.venv.resolve()
+    fail = 1 if a.require else 3
+    PROFILE_PATH.unlink(missing_ok=True)
     tool = find_profdata(install=True)
     if tool is None:
         say("llvm-profdata is not available (install it with `rustup component add llvm-tools`)")
-        return 1 if a.require else 3
-    base = os.environ.get("RUSTFLAGS", "").strip()
+        return fail
+    try:
+        profile = build(venv, tool)
+    except (subprocess.CalledProcessError, OSError) as e:
+        say(f"failed: {e}")
+        return fail
+    if profile is None:
+        return fail
+    PROFILE_PATH.write_text(f"{profile}\n")
+    return 0
+
+
+def build(venv: Path, tool: Path) -> Path | None:
+    """Steps 1-3; the profile's path, or None (said why) when the training wrote no counts."""
     shutil.rmtree(RAW_DIR, ignore_errors=True)
-    PROFILE_PATH.unlink(missing_ok=True)
     say("1/3 instrumented build (target/pgo-gen)")
-    maturin(a.venv, f"{base} -C profile-generate={RAW_DIR}".strip(), GEN_TARGET)
+    maturin(venv, ["-C", f"profile-generate={RAW_DIR}"], GEN_TARGET)
     # Build scripts ran instrumented too: only the training's counts are wanted.
     shutil.rmtree(RAW_DIR, ignore_errors=True)
     say(f"2/3 training: {len(TRAINING)} runs of {REQUESTS:,} requests")
-    train(a.venv)
+    train(venv)
     raws = sorted(RAW_DIR.glob("*.profraw"))
     if not raws:
         say(f"the training wrote no profile into {RAW_DIR}")
-        return 1
+        return None
     subprocess.run([str(tool), "merge", "-o", str(MERGED), *map(str, raws)], check=True)
     digest = hashlib.sha256(MERGED.read_bytes()).hexdigest()[:16]
     profile = PGO_DIR / f"flashsched-{digest}.profdata"
@@ -157,10 +210,9 @@ def main() -> int:
         old.unlink()
     MERGED.rename(profile)
     say(f"merged {len(raws)} profiles into {profile.relative_to(ROOT)}")
-    say("3/3 optimised build")
-    maturin(a.venv, f"{base} -C profile-use={profile}".strip(), USE_TARGET)
-    PROFILE_PATH.write_text(f"{profile}\n")
-    return 0
+    say("3/3 optimised build (target/pgo-use)")
+    maturin(venv, ["-C", f"profile-use={profile}"], USE_TARGET)
+    return profile
 
 
 if __name__ == "__main__":

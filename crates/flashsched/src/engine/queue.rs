@@ -119,7 +119,10 @@ impl<K: Copy + Default> EventQueue<K> {
         let at = base - head;
         let n = tail - head;
         if at < n - at {
-            // Nearer the front: the smaller keys move one slot towards it.
+            // Nearer the front: the smaller keys move one slot towards it. (Defensive: every
+            // reset leaves `head + tail >= SLOTS - 1` and only a front insertion, which adds an
+            // event, lowers that sum, so `head` reaches 0 only with `SORTED_MAX` events pending,
+            // when the push has turned the queue into a heap instead.)
             if head == 0 {
                 self.recentre();
             }
@@ -310,10 +313,11 @@ mod tests {
         }
     }
 
-    /// The queue's two forms and the moves between them: counts that rise past `SORTED_MAX`
-    /// and drain below `SORTED_BACK` again and again, events due before all others, after all
-    /// others and among them (the window drifting to both ends of its buffer), every pop checked
-    /// against an ordered set.
+    /// The queue's two forms and the moves between them: sixty rounds of counts that rise past
+    /// `SORTED_MAX` or stay below it and drain below `SORTED_BACK` or not (at least four changes
+    /// of form are asserted), events due at the current time, after all others and among them
+    /// (the window drifting to the back of its buffer and recentred), every pop checked against
+    /// an ordered set.
     #[test]
     fn sorted_window_and_heap_agree_with_the_reference_across_conversions() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);

@@ -669,6 +669,8 @@ impl Ftl {
     /// (a visible share of a short run's end).
     pub fn erase_counts_and_check(&self) -> (Vec<u32>, Result<(), String>) {
         let mut counts: Vec<u32> = crate::mem::zeroed(self.layout.blocks() as usize);
+        // The zip below must not end early: every block is summed.
+        debug_assert_eq!(counts.len(), self.blocks.iter().count());
         let mut sums = BlockSums::default();
         for (c, b) in counts.iter_mut().zip(self.blocks.iter()) {
             sums.add(b);
