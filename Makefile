@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.flashsched-installed
-SOURCES := $(shell find crates python/flashsched -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.pyi' 2>/dev/null) Cargo.toml pyproject.toml tools/pgo.py
+SOURCES := $(shell find crates python/flashsched -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.pyi' 2>/dev/null) Cargo.toml pyproject.toml tools/pgo.py benches/configs.py
 
 # `make install NATIVE=1` (and `make bench NATIVE=1`, ...): compile for this machine's CPU
 # (`-C target-cpu=native`). Same results, about 4% faster on the reference benchmark

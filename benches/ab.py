@@ -32,33 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-CONFIGS: dict[str, list[str]] = {
-    "default": [],
-    "vios": ["device.variation.enabled=true", "hil.scheduler=vios"],
-    "heaviest": [
-        "device.variation.enabled=true",
-        "hil.scheduler=vios",
-        "tsu.scheduler=slacker",
-        "device.suspend.program=true",
-        "ftl.program_speed=wr",
-        "ftl.idle_task=rr",
-    ],
-    "slacker": ["tsu.scheduler=slacker", "device.suspend.program=true"],
-    "dynamic": ["ftl.allocation.scheme=dynamic"],
-    "pattern": ["ftl.write_grouping=pattern", "ftl.wear_leveling=rbwl"],
-    "multi_plane": ["device.advanced.multi_plane=same_page"],
-    "pass": ["host.scheduler=pass"],
-    "mqsim": ["compat=mqsim"],
-    "ssdsim": ["compat=ssdsim"],
-    "piq": ["hil.scheduler=piq", "device.advanced.interleave=false", "host.queue_depth=512"],
-    "gc": [
-        "workload.fold=modulo",
-        "device.geometry.blocks_per_plane=128",
-        "ftl.gc.threshold=0.02",
-        "ftl.precondition.fill=1.0",
-        "ftl.precondition.overwrites=0.5",
-    ],
-}
+from configs import CONFIGS  # benches/configs.py, beside this script
 
 # The report's wall-clock fields (`report::WALL_CLOCK_KEYS`) and the per-policy timings.
 WALL_CLOCK = {"timestamp", "timestamp_ms", "time", "run_info", "grouping_wall_ns", "wall_ns", "decide_wall_s"}

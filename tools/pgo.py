@@ -57,28 +57,12 @@ USE_TARGET = ROOT / "target" / "pgo-use"
 # instrumented build (about twice as slow) trains in well under a minute.
 REQUESTS = 30_000
 
-# (preset, overrides): the default path, then each paper's policies and the device features, on
-# the large reference drive and on the papers' own drives.
-TRAINING: list[tuple[str, list[str]]] = [
-    ("bench8x8", []),
-    ("bench8x8", ["device.variation.enabled=true", "hil.scheduler=vios"]),
-    ("bench8x8", ["device.variation.enabled=true", "hil.scheduler=vios", "tsu.scheduler=slacker",
-                  "device.suspend.program=true", "ftl.program_speed=wr", "ftl.idle_task=rr"]),
-    ("bench8x8", ["tsu.scheduler=slacker", "device.suspend.program=true"]),
-    ("bench8x8", ["ftl.allocation.scheme=dynamic"]),
-    ("bench8x8", ["ftl.write_grouping=pattern", "ftl.wear_leveling=rbwl"]),
-    ("bench8x8", ["device.advanced.multi_plane=same_page"]),
-    ("bench8x8", ["host.scheduler=pass"]),
-    ("bench8x8", ["compat=mqsim"]),
-    ("bench8x8", ["compat=ssdsim"]),
-    ("bench8x8", ["hil.scheduler=piq", "device.advanced.interleave=false", "host.queue_depth=512"]),
-    ("bench8x8", ["workload.fold=modulo", "device.geometry.blocks_per_plane=128", "ftl.gc.threshold=0.02",
-                  "ftl.precondition.fill=1.0", "ftl.precondition.overwrites=0.5"]),
-    ("vios2016", []),
-    ("rrwr2016", []),
-    ("slacker2017", []),
-    ("pattern2019", []),
-    ("pass2014", []),
+sys.path.insert(0, str(ROOT / "benches"))
+from configs import CONFIGS  # noqa: E402  (benches/configs.py: the configurations benches/ab.py compares)
+
+# (preset, overrides): every policy slot on the large reference drive, then the papers' own drives.
+TRAINING: list[tuple[str, list[str]]] = [("bench8x8", sets) for sets in CONFIGS.values()] + [
+    (preset, []) for preset in ("vios2016", "rrwr2016", "slacker2017", "pattern2019", "pass2014")
 ]
 
 

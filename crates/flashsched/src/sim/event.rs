@@ -3,6 +3,7 @@
 
 use super::txn::{ReqId, TxnId};
 
+/// `Default` only fills the event queue's unused slots (`engine::queue`); it is never scheduled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(super) enum Ev {
     /// A request from the workload's stream arrives.

@@ -1,0 +1,34 @@
+"""The twelve configurations that exercise every policy slot on the reference drive (`bench8x8`):
+`benches/ab.py same` compares two builds' results on them, and `tools/pgo.py` trains the
+profile-guided build on them. key=value overrides, as `--set` takes them.
+"""
+
+from __future__ import annotations
+
+CONFIGS: dict[str, list[str]] = {
+    "default": [],
+    "vios": ["device.variation.enabled=true", "hil.scheduler=vios"],
+    "heaviest": [
+        "device.variation.enabled=true",
+        "hil.scheduler=vios",
+        "tsu.scheduler=slacker",
+        "device.suspend.program=true",
+        "ftl.program_speed=wr",
+        "ftl.idle_task=rr",
+    ],
+    "slacker": ["tsu.scheduler=slacker", "device.suspend.program=true"],
+    "dynamic": ["ftl.allocation.scheme=dynamic"],
+    "pattern": ["ftl.write_grouping=pattern", "ftl.wear_leveling=rbwl"],
+    "multi_plane": ["device.advanced.multi_plane=same_page"],
+    "pass": ["host.scheduler=pass"],
+    "mqsim": ["compat=mqsim"],
+    "ssdsim": ["compat=ssdsim"],
+    "piq": ["hil.scheduler=piq", "device.advanced.interleave=false", "host.queue_depth=512"],
+    "gc": [
+        "workload.fold=modulo",
+        "device.geometry.blocks_per_plane=128",
+        "ftl.gc.threshold=0.02",
+        "ftl.precondition.fill=1.0",
+        "ftl.precondition.overwrites=0.5",
+    ],
+}
