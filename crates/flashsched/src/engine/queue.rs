@@ -1,48 +1,89 @@
-//! The event queue: events ordered by `(time, insertion sequence)` in one integer key, `time << 64
-//! | sequence`, so that one comparison orders both time and ties.
+//! The event queue: events ordered by `(time, insertion sequence)`, so that simultaneous events
+//! run first-in, first-out.
 //!
 //! A drive's simulation keeps few events pending (about one a busy die and channel: 26 on average
-//! on bench8x8, 95 at most), and pops every one of them, so a pop must cost next to nothing. While
-//! at most `SORTED_MAX` are pending they are kept sorted in a window of a fixed buffer: a pop takes
-//! the window's first entry; a push finds its place by a binary search whose steps depend only on
-//! the count (no mispredicted branch on the keys) and moves the shorter side of the window by one
-//! slot (an event due after all others, or before all others, moves nothing). Beyond that count a
-//! push or pop costs more than a heap's, so the queue turns into a 4-ary min-heap (an ascending
-//! array already is one) and back into a sorted window once it has drained to `SORTED_BACK`.
-//! docs/performance.md has the measurements, and the alternatives tried.
+//! on bench8x8, 95 at most), nearly all due within a few milliseconds of now (a transfer's end
+//! 12 us ahead, a read's 50 us, a program's about 0.5-1 ms), and pops every one of them. So the
+//! near future is a timing wheel: `BUCKETS` buckets of `WIDTH` nanoseconds each, covering
+//! `[base, base + SPAN)`, where `base` is the start of the current bucket. A bucket is a list of
+//! its events in the order they are due (time, then push order); a push appends to its bucket
+//! (an event due before the bucket's last one walks the list from its front: buckets hold one
+//! event or two), and a pop takes the current bucket's first event or moves on to the next
+//! occupied bucket by a scan of a bit per bucket. Events due at or beyond `base + SPAN` wait in
+//! a 4-ary min-heap keyed by `(time, sequence)`; when the wheel moves on, those the new span
+//! covers move into it. Neither a push nor a pop searches or moves the pending events.
+//!
+//! Order within a bucket needs no sequence numbers: an event moved in from the heap is due at or
+//! after the old end of the span, so its bucket held no event yet (it was one of those the wheel
+//! just passed, empty), and the heap gives them up in `(time, sequence)` order; every later push
+//! carries a larger sequence than all pending events, so appending after the events due no later
+//! keeps push order among equal times. docs/performance.md has the measurements and the queues
+//! tried before this one (a binary heap, a 4-ary heap, a sorted window).
 
 use super::{Event, Time};
 
-/// Most events kept sorted; one more turns the queue into a heap.
-const SORTED_MAX: usize = 128;
-/// A heap drained to this many turns back into a sorted window (well below `SORTED_MAX`, so that
-/// a count hovering near the limit does not convert back and forth).
-const SORTED_BACK: usize = 32;
-/// The sorted window's buffer: twice the window's largest size, so that recentring it leaves at
-/// least `SORTED_MAX / 2` free slots on each side.
-const SLOTS: usize = 2 * SORTED_MAX;
+/// log2 of a bucket's width in nanoseconds (8,192 ns).
+const SHIFT: u32 = 13;
+/// Buckets in the wheel (a power of two): with `SHIFT`, a span of 4.19 ms, so that a program's
+/// end (well under that on the papers' drives) lands in the wheel, an erase's often in the heap.
+const BUCKETS: usize = 512;
+const MASK: usize = BUCKETS - 1;
+const WORDS: usize = BUCKETS / 64;
+/// The time the wheel covers from `base`.
+const SPAN: u64 = (BUCKETS as u64) << SHIFT;
+/// No node: an empty bucket's first, the end of a list, no free node.
+const NIL: u32 = u32::MAX;
+
+#[inline(always)]
+fn bucket_of(time: Time) -> usize {
+    (time >> SHIFT) as usize & MASK
+}
+
+/// One pending event of the wheel, linked to the next one of its bucket (or, once popped, to
+/// the next free node).
+#[derive(Debug, Clone, Copy)]
+struct Node<K> {
+    time: Time,
+    next: u32,
+    kind: K,
+}
 
 /// A priority queue of events keyed by (time, insertion order).
 #[derive(Debug)]
 pub struct EventQueue<K> {
-    /// Sorted mode: the pending events, ascending by key, in `slots[head..tail]`.
-    slots: Box<[(u128, K)]>,
-    head: usize,
-    tail: usize,
-    /// Heap mode (more than `SORTED_MAX` pending): a 4-ary min-heap; empty in sorted mode.
-    heap: Vec<(u128, K)>,
-    in_heap: bool,
+    /// Each bucket's first and last node; the first is `NIL` when the bucket is empty (the last
+    /// is then meaningless).
+    ends: Box<[[u32; 2]; BUCKETS]>,
+    /// A bit per bucket: set while it holds an event.
+    occupied: [u64; WORDS],
+    /// The wheel's events; every index held in `ends`, a `next` or `free` is below its length
+    /// (nodes are never removed, only put on the free list).
+    nodes: Vec<Node<K>>,
+    /// The first node free for reuse (`NIL`: none; the next push grows `nodes`).
+    free: u32,
+    /// Start of the current bucket: every event in the wheel is due in `[base, base + SPAN)`,
+    /// every event in `far` at or after `base + SPAN`.
+    base: Time,
+    /// The current bucket, `bucket_of(base)`.
+    cur: usize,
+    /// Events in the wheel.
+    in_wheel: usize,
+    /// Events beyond the wheel's span: a 4-ary min-heap on `time << 64 | sequence`.
+    far: Vec<(u128, K)>,
     seq: u64,
 }
 
-impl<K: Copy + Default> EventQueue<K> {
+impl<K: Copy> EventQueue<K> {
     pub fn new() -> Self {
         EventQueue {
-            slots: vec![(0, K::default()); SLOTS].into_boxed_slice(),
-            head: SLOTS / 2,
-            tail: SLOTS / 2,
-            heap: Vec::new(),
-            in_heap: false,
+            ends: Box::new([[NIL; 2]; BUCKETS]),
+            occupied: [0; WORDS],
+            nodes: Vec::new(),
+            free: NIL,
+            base: 0,
+            cur: 0,
+            in_wheel: 0,
+            far: Vec::new(),
             seq: 0,
         }
     }
@@ -50,143 +91,168 @@ impl<K: Copy + Default> EventQueue<K> {
     #[inline(always)]
     pub fn push(&mut self, time: Time, kind: K) {
         self.seq += 1;
-        let key = (time as u128) << 64 | self.seq as u128;
-        if self.in_heap {
-            heap_push(&mut self.heap, (key, kind));
-        } else if self.tail - self.head == SORTED_MAX {
-            self.to_heap();
-            heap_push(&mut self.heap, (key, kind));
+        if time.wrapping_sub(self.base) < SPAN {
+            self.insert(bucket_of(time), time, kind);
+        } else if time >= self.base {
+            heap_push(&mut self.far, ((time as u128) << 64 | self.seq as u128, kind));
         } else {
-            self.insert_sorted(key, kind);
+            // Due before the current bucket's start: never in a correct simulation (the event
+            // loop asserts that time does not go backwards), but if it were, it is due first.
+            self.insert(self.cur, time, kind);
+        }
+    }
+
+    /// The node at `n`. SAFETY: `n` is `NIL`-free and came from `ends`, a `next` or `free`
+    /// (the invariant on `nodes`).
+    #[inline(always)]
+    unsafe fn node(&mut self, n: u32) -> &mut Node<K> {
+        unsafe { self.nodes.get_unchecked_mut(n as usize) }
+    }
+
+    /// Put an event in bucket `b`, after the bucket's events due no later.
+    #[inline(always)]
+    fn insert(&mut self, b: usize, time: Time, kind: K) {
+        let n = self.alloc(Node { time, next: NIL, kind });
+        self.in_wheel += 1;
+        let [first, last] = self.ends[b];
+        // SAFETY: `first` is a node when not `NIL`, and so then is `last`.
+        unsafe {
+            if first == NIL {
+                self.ends[b] = [n, n];
+                self.occupied[b / 64] |= 1 << (b % 64);
+            } else if self.node(last).time <= time {
+                self.node(last).next = n;
+                self.ends[b][1] = n;
+            } else {
+                self.insert_inside(b, first, n, time);
+            }
+        }
+    }
+
+    /// `insert` for an event due before its bucket's last one: walk the list from the front.
+    #[inline(never)]
+    fn insert_inside(&mut self, b: usize, first: u32, n: u32, time: Time) {
+        // SAFETY: nodes linked from `first` up to the bucket's last, all nodes.
+        unsafe {
+            if self.node(first).time > time {
+                self.node(n).next = first;
+                self.ends[b][0] = n;
+                return;
+            }
+            // The last node is due after `time`, so the walk stops before it.
+            let mut p = first;
+            loop {
+                let next = self.node(p).next;
+                if self.node(next).time > time {
+                    self.node(n).next = next;
+                    self.node(p).next = n;
+                    return;
+                }
+                p = next;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn alloc(&mut self, node: Node<K>) -> u32 {
+        if self.free != NIL {
+            let n = self.free;
+            // SAFETY: `free` is a node when not `NIL`.
+            unsafe {
+                self.free = self.node(n).next;
+                *self.node(n) = node;
+            }
+            n
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
         }
     }
 
     #[inline]
     pub fn pop(&mut self) -> Option<Event<K>> {
-        let (key, kind) = if self.in_heap {
-            let e = heap_pop(&mut self.heap)?;
-            if self.heap.len() <= SORTED_BACK {
-                self.to_sorted();
-            }
-            e
-        } else {
-            if self.head == self.tail {
-                return None;
-            }
-            // SAFETY: `head < tail <= SLOTS`, the buffer's length.
-            let e = unsafe { *self.slots.get_unchecked(self.head) };
-            self.head += 1;
-            e
-        };
-        Some(Event { time: (key >> 64) as u64, kind })
-    }
-
-    /// Sorted mode, with room for one more: put the event after every smaller key.
-    #[inline(always)]
-    fn insert_sorted(&mut self, key: u128, kind: K) {
-        let (head, tail) = (self.head, self.tail);
-        // Lower bound of `key` in the window, branch-free: the loop runs log2(count) times
-        // whatever the keys. The new event has the largest sequence number, so a pending one
-        // comes before it exactly when its time is not later: one 64-bit comparison (a 128-bit
-        // one compiles to a branch on the high halves).
-        let time = (key >> 64) as u64;
-        let before = |e: &(u128, K)| (e.0 >> 64) as u64 <= time;
-        // Due after every pending event (42% of the pushes on bench8x8, and mostly the same
-        // call sites: a program's end, the next arrival): no search, no move. Inlined at each
-        // call site, this branch is predicted per site.
-        if tail < SLOTS && (head == tail || before(&self.slots[tail - 1])) {
-            self.slots[tail] = (key, kind);
-            self.tail = tail + 1;
-            return;
-        }
-        let mut base = head;
-        let mut size = tail - head;
-        if size > 0 {
-            // SAFETY (all reads below): `base + half < base + size <= tail <= SLOTS`; the
-            // window's bounds are kept inside the buffer by every push, pop and recentring.
-            unsafe {
-                while size > 1 {
-                    let half = size / 2;
-                    // A conditional move, not a branch: the comparison's outcome is a coin toss
-                    // (a branch mispredicted half the time, measured).
-                    let mid = base + half;
-                    base = std::hint::select_unpredictable(before(self.slots.get_unchecked(mid)), mid, base);
-                    size -= half;
+        // The first occupied bucket from the current one, when it is in the current bucket's
+        // word of the bit map (the next event is due within 64 buckets, 0.5 ms: nearly always).
+        let w = self.cur / 64;
+        let here = self.occupied[w] & (!0u64 << (self.cur % 64));
+        let b = if here != 0 {
+            let b = w * 64 + here.trailing_zeros() as usize;
+            // Move the wheel on to it (by nothing if it is the current bucket); the heap's
+            // events the new span covers come in.
+            self.base += ((b - self.cur) as u64) << SHIFT;
+            self.cur = b;
+            if let Some(&(key, _)) = self.far.first() {
+                if ((key >> 64) as Time) - self.base < SPAN {
+                    self.bring_in();
                 }
-                base += usize::from(before(self.slots.get_unchecked(base)));
             }
-        }
-        let at = base - head;
-        let n = tail - head;
-        if at < n - at {
-            // Nearer the front: the smaller keys move one slot towards it. (Defensive: every
-            // reset leaves `head + tail >= SLOTS - 1` and only a front insertion, which adds an
-            // event, lowers that sum, so `head` reaches 0 only with `SORTED_MAX` events pending,
-            // when the push has turned the queue into a heap instead.)
-            if head == 0 {
-                self.recentre();
-            }
-            let h = self.head;
-            // SAFETY: `1 <= h` and `h + at <= tail <= SLOTS`: the moved entries and the new
-            // slot `h - 1 + at` lie inside the buffer (a bounds-checked copy_within was 13% of
-            // the push).
-            unsafe {
-                let p = self.slots.as_mut_ptr();
-                std::ptr::copy(p.add(h), p.add(h - 1), at);
-                p.add(h - 1 + at).write((key, kind));
-            }
-            self.head = h - 1;
+            b
         } else {
-            if tail == SLOTS {
-                self.recentre();
-            }
-            let (h, t) = (self.head, self.tail);
-            // SAFETY: `t < SLOTS` (recentred when full): the entries `h + at .. t` move to
-            // `h + at + 1 ..= t`, inside the buffer, and the new one takes `h + at < SLOTS`.
-            unsafe {
-                let p = self.slots.as_mut_ptr();
-                std::ptr::copy(p.add(h + at), p.add(h + at + 1), t - h - at);
-                p.add(h + at).write((key, kind));
-            }
-            self.tail = t + 1;
+            self.advance_far()?
+        };
+        let first = self.ends[b][0];
+        // SAFETY: bucket `b`'s bit is set, so its first is a node.
+        let node = unsafe { *self.node(first) };
+        self.ends[b][0] = node.next;
+        // The bucket's last event: clear its bit (without a branch: whether a bucket held one
+        // event or more is a coin toss).
+        self.occupied[b / 64] &= !(u64::from(node.next == NIL) << (b % 64));
+        unsafe { self.node(first).next = self.free };
+        self.free = first;
+        self.in_wheel -= 1;
+        Some(Event { time: node.time, kind: node.kind })
+    }
+
+    /// `pop` when no bucket of the current word from the current one on is occupied: move the
+    /// wheel on to the next occupied bucket in the words after (or, with the wheel empty, to the
+    /// heap's first event) and bring in the heap's events the new span covers. `None` when
+    /// nothing is pending.
+    #[inline(never)]
+    fn advance_far(&mut self) -> Option<usize> {
+        if self.in_wheel == 0 {
+            let &(key, _) = self.far.first()?;
+            let t = (key >> 64) as Time;
+            self.base = t & !((1 << SHIFT) - 1);
+            self.cur = bucket_of(t);
+        } else {
+            let w = self.cur / 64;
+            // The words after the current one; the last one looked at is the current word
+            // again, whose bits below the current bucket are the far end of the span.
+            let next = (1..=WORDS)
+                .find_map(|i| {
+                    let wi = (w + i) % WORDS;
+                    let bits = self.occupied[wi];
+                    (bits != 0).then(|| wi * 64 + bits.trailing_zeros() as usize)
+                })
+                .expect("the wheel holds an event");
+            self.base += (((next + BUCKETS - self.cur) & MASK) as u64) << SHIFT;
+            self.cur = next;
         }
+        self.bring_in();
+        let here = self.occupied[self.cur / 64] & (1 << (self.cur % 64));
+        debug_assert!(here != 0, "the wheel moved to an occupied bucket");
+        Some(self.cur)
     }
 
-    /// Move the window to the middle of the buffer (it drifts: pops take from its front, late
-    /// events land at its back).
+    /// The wheel moved on: the heap's events due within its new span come into it.
     #[cold]
-    fn recentre(&mut self) {
-        let n = self.tail - self.head;
-        let to = (SLOTS - n) / 2;
-        self.slots.copy_within(self.head..self.tail, to);
-        self.head = to;
-        self.tail = to + n;
-    }
-
-    /// More events than `SORTED_MAX`: the ascending window becomes the heap as it is.
-    #[cold]
-    fn to_heap(&mut self) {
-        self.heap.clear();
-        self.heap.extend_from_slice(&self.slots[self.head..self.tail]);
-        self.head = SLOTS / 2;
-        self.tail = SLOTS / 2;
-        self.in_heap = true;
-    }
-
-    /// Drained to `SORTED_BACK`: back to a sorted window.
-    #[cold]
-    fn to_sorted(&mut self) {
-        self.heap.sort_unstable_by_key(|e| e.0);
-        let n = self.heap.len();
-        let to = (SLOTS - n) / 2;
-        self.slots[to..to + n].copy_from_slice(&self.heap);
-        (self.head, self.tail) = (to, to + n);
-        self.heap.clear();
-        self.in_heap = false;
+    fn bring_in(&mut self) {
+        while let Some(&(key, _)) = self.far.first() {
+            // Heap events are due at or after `base` (the old span's end), so the difference
+            // does not wrap (and an event at the clock's last nanosecond still comes in).
+            let t = (key >> 64) as Time;
+            if t - self.base >= SPAN {
+                break;
+            }
+            let (_, kind) = heap_pop(&mut self.far).expect("non-empty");
+            // The buckets of `[old end of the span, new end)` are those just passed, empty:
+            // this and the heap's order keep (time, sequence) order (module comment).
+            self.insert(bucket_of(t), t, kind);
+        }
     }
 
     pub fn len(&self) -> usize {
-        if self.in_heap { self.heap.len() } else { self.tail - self.head }
+        self.in_wheel + self.far.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -197,7 +263,7 @@ impl<K: Copy + Default> EventQueue<K> {
     }
 }
 
-impl<K: Copy + Default> Default for EventQueue<K> {
+impl<K: Copy> Default for EventQueue<K> {
     fn default() -> Self {
         Self::new()
     }
@@ -313,56 +379,75 @@ mod tests {
         }
     }
 
-    /// The queue's two forms and the moves between them: sixty rounds of counts that rise past
-    /// `SORTED_MAX` or stay below it and drain below `SORTED_BACK` or not (at least four changes
-    /// of form are asserted), events due at the current time, after all others and among them
-    /// (the window drifting to the back of its buffer and recentred), every pop checked against
-    /// an ordered set.
+    /// The wheel, its far heap and the moves between them: events due now, within a bucket,
+    /// across bucket and span boundaries, far beyond the span (the heap), after long gaps with
+    /// nothing pending in the wheel, and ties among all of these, every pop checked against an
+    /// ordered set. Counts of where the pushes went are asserted, so that the test keeps
+    /// reaching each path.
     #[test]
-    fn sorted_window_and_heap_agree_with_the_reference_across_conversions() {
+    fn wheel_and_far_heap_agree_with_the_reference() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
         let mut q = EventQueue::new();
         let mut reference = std::collections::BTreeSet::new();
         let mut now = 0u64;
-        let mut i = 0u32;
-        let mut conversions = 0;
-        let mut was_heap = false;
-        for round in 0..60 {
-            // Fill to a count drawn on either side of the limits, then drain to another.
-            let high = rng.random_range(1..(3 * SORTED_MAX as u32));
-            let low = rng.random_range(0..high.min(2 * SORTED_BACK as u32));
-            while reference.len() < high as usize {
-                let t = match (round + i) % 4 {
-                    0 => now,                                   // due now: after the pending ties
-                    1 => now + 1_000_000 + i as u64,            // after everything pending
-                    _ => now + rng.random_range(0..2_000u64),   // among them
+        let (mut to_far, mut inside, mut fills) = (0, 0, 0);
+        for i in 0..200_000u32 {
+            let w = 1u64 << SHIFT;
+            let t = now
+                + match rng.random_range(0..10) {
+                    0 => 0,                                            // due now: after the ties
+                    1 => rng.random_range(0..4) * w,                   // bucket starts
+                    2 => rng.random_range(0..3),                       // within the bucket
+                    3 => SPAN - 1 + rng.random_range(0..3),            // the span's end
+                    4 => rng.random_range(SPAN..4 * SPAN),             // the far heap
+                    5 => rng.random_range(0..200) * 1_000_000,         // long gaps, ties far out
+                    _ => rng.random_range(0..SPAN),
                 };
-                q.push(t, i);
-                reference.insert((t, i));
-                i += 1;
-                if rng.random_range(0..5) == 0 {
-                    let e = q.pop().unwrap();
-                    assert_eq!((e.time, e.kind), reference.pop_first().unwrap());
-                    now = e.time;
-                }
+            if t >= q.base + SPAN {
+                to_far += 1;
+            } else if q.ends[bucket_of(t)][0] != NIL && q.nodes[q.ends[bucket_of(t)][1] as usize].time > t {
+                inside += 1;
             }
-            while reference.len() > low as usize {
+            q.push(t, i);
+            reference.insert((t, i));
+            assert_eq!(q.len(), reference.len());
+            // Pop in bursts, sometimes until empty, so the wheel also refills from the heap.
+            let pops = match rng.random_range(0..20) {
+                0 => reference.len(),
+                1..=9 => 1,
+                _ => 0,
+            };
+            if pops == reference.len() && pops > 0 {
+                fills += 1;
+            }
+            for _ in 0..pops {
                 let e = q.pop().unwrap();
                 assert_eq!((e.time, e.kind), reference.pop_first().unwrap());
+                assert!(e.time >= now);
                 now = e.time;
             }
-            assert_eq!(q.len(), reference.len());
-            if q.in_heap != was_heap {
-                conversions += 1;
-                was_heap = q.in_heap;
-            }
         }
-        assert!(conversions >= 4, "the test must cross between the two forms: {conversions} crossings");
+        assert!(to_far > 10_000 && inside > 1_000 && fills > 1_000, "{to_far} {inside} {fills}");
         while let Some(want) = reference.pop_first() {
             let e = q.pop().unwrap();
             assert_eq!((e.time, e.kind), want);
         }
         assert!(q.is_empty() && q.pop().is_none());
+    }
+
+    /// An event pushed for a time before the current bucket (never in a correct run) still comes
+    /// out first, and times near the end of the clock do not overflow the span.
+    #[test]
+    fn past_and_last_times() {
+        let mut q = EventQueue::new();
+        q.push(10 * SPAN, 1);
+        q.push(10 * SPAN + 5, 2);
+        assert_eq!(q.pop().map(|e| (e.time, e.kind)), Some((10 * SPAN, 1)));
+        q.push(3, 3);
+        q.push(u64::MAX, 4);
+        q.push(u64::MAX - 1, 5);
+        let order: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop().map(|e| (e.time, e.kind))).collect();
+        assert_eq!(order, vec![(3, 3), (10 * SPAN + 5, 2), (u64::MAX - 1, 5), (u64::MAX, 4)]);
     }
 
     #[test]

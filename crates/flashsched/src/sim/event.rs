@@ -3,11 +3,9 @@
 
 use super::txn::{ReqId, TxnId};
 
-/// `Default` only fills the event queue's unused slots (`engine::queue`); it is never scheduled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Ev {
     /// A request from the workload's stream arrives.
-    #[default]
     Arrival,
     /// A closed-loop job's next request arrives (slot in `job_arrivals`).
     JobArrival(u32),
