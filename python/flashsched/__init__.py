@@ -6,10 +6,14 @@
 500
 """
 
-from typing import Any
+from __future__ import annotations
 
 from ._core import ConfigError, FlashschedError, SimulationError, TraceError, __version__
 from .api import Result, resolve, simulate, trace_stats
+
+TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Submodules imported on first use, so `import flashsched` stays fast (plots pull in matplotlib).
 _LAZY = {"plot", "report", "profiles", "reproduce", "sweeps"}

@@ -11,16 +11,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from . import _core
 
-if TYPE_CHECKING:  # pandas is imported when a DataFrame is asked for: the CLI starts faster without it
+# `typing` is imported only by type checkers (which take any `TYPE_CHECKING` as true): it and
+# `dataclasses` were a third of the CLI's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Sequence, TypeAlias
+
+    # pandas is imported when a DataFrame is asked for: the CLI starts faster without it.
     import pandas as pd
 
-ConfigLike = str | os.PathLike[str] | Mapping[str, Any]
+    ConfigLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any]
 PERCENTILE_KEYS = ["1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000",
                    "50.000000", "60.000000", "70.000000", "80.000000", "90.000000", "95.000000",
                    "99.000000", "99.500000", "99.900000", "99.950000", "99.990000"]
@@ -103,7 +108,6 @@ def workload_sets(workload: str | os.PathLike[str] | Mapping[str, Any] | None, f
     return sets
 
 
-@dataclass
 class Result:
     """One simulation's results.
 
@@ -114,12 +118,29 @@ class Result:
     per-request log streamed to disk (``request_log_file``).
     """
 
-    json: dict[str, Any]
-    summary: dict[str, Any]
-    interval_lines: list[str] = field(default_factory=list)
-    request_columns: dict[str, list[Any]] | None = None
-    lat_logs: list[Path] = field(default_factory=list)
-    request_log_file: Path | None = None
+    # A plain class rather than a dataclass: importing `dataclasses` cost the CLI 20 ms.
+    __slots__ = ("json", "summary", "interval_lines", "request_columns", "lat_logs", "request_log_file")
+
+    def __init__(self, json: dict[str, Any], summary: dict[str, Any], interval_lines: list[str] | None = None,
+                 request_columns: dict[str, list[Any]] | None = None, lat_logs: list[Path] | None = None,
+                 request_log_file: Path | None = None) -> None:
+        self.json = json
+        self.summary = summary
+        self.interval_lines = interval_lines if interval_lines is not None else []
+        self.request_columns = request_columns
+        self.lat_logs = lat_logs if lat_logs is not None else []
+        self.request_log_file = request_log_file
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"Result({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
     @property
     def summary_frame(self) -> pd.DataFrame:

@@ -12,12 +12,17 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
 
 from . import _core
 from .api import Result, simulate, simulate_sources, trace_stats, workload_sets, _sources
 from .output import atomic_write_text, commit_request_log, streamed_request_log, summary_csv
 from .table import print_summary, print_trace_stats
+
+# `typing` is imported only by type checkers (which take any `TYPE_CHECKING` as true): it and
+# `dataclasses` were a third of the CLI's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, NoReturn, Sequence
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEMO_CONFIG = Path(__file__).with_name("workloads") / "demo.toml"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import IO, Any
+TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 # rich is imported by the functions that print, not here: the CLI imports this module on every
 # run, and a quiet run (`-q`) prints no table (rich's import is about a third of start-up).
