@@ -36,7 +36,9 @@ def _exclusive_temp(path: Path) -> tuple[int, str]:
     for _ in range(100):
         tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
         try:
-            return os.open(tmp, flags, 0o600), tmp
+            # 0o666 less the umask, as any new file gets (mkstemp's 0o600 left results unreadable to
+            # a user's group).
+            return os.open(tmp, flags, 0o666), tmp
         except FileExistsError:
             continue
     raise FileExistsError(f"{path.parent}: no free temporary name for {path.name}")
