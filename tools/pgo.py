@@ -103,10 +103,14 @@ def cargo_env(extra: list[str], target_dir: Path) -> dict[str, str]:
     return env
 
 
-def maturin(venv: Path, extra: list[str], target_dir: Path) -> None:
+def maturin(venv: Path, extra: list[str], target_dir: Path, extras: bool = True) -> None:
+    """`maturin develop` with these rustflags; with the test extras unless `extras` is false (the
+    second build: the first installed them, and pip would list each one again)."""
     env = dict(cargo_env(extra, target_dir), VIRTUAL_ENV=str(venv))
-    subprocess.run([str(venv / "bin" / "maturin"), "develop", "--release", "--extras", "test", "--quiet"],
-                   cwd=ROOT, env=env, check=True)
+    cmd = [str(venv / "bin" / "maturin"), "develop", "--release", "--quiet"]
+    if extras:
+        cmd[3:3] = ["--extras", "test"]
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
 
 
 def bench(args: list[str]) -> int:
@@ -195,7 +199,7 @@ def build(venv: Path, tool: Path) -> Path | None:
     MERGED.rename(profile)
     say(f"merged {len(raws)} profiles into {profile.relative_to(ROOT)}")
     say("3/3 optimised build (target/pgo-use)")
-    maturin(venv, ["-C", f"profile-use={profile}"], USE_TARGET)
+    maturin(venv, ["-C", f"profile-use={profile}"], USE_TARGET, extras=False)
     return profile
 
 
