@@ -109,7 +109,7 @@ def maturin(venv: Path, extra: list[str], target_dir: Path, extras: bool = True)
     env = dict(cargo_env(extra, target_dir), VIRTUAL_ENV=str(venv))
     cmd = [str(venv / "bin" / "maturin"), "develop", "--release", "--quiet"]
     if extras:
-        cmd[3:3] = ["--extras", "test"]
+        cmd += ["--extras", "test"]
     subprocess.run(cmd, cwd=ROOT, env=env, check=True)
 
 

@@ -40,10 +40,12 @@ def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     translation for each help string); its help and errors are the same."""
     p = _Parser(prog="flashsched", description="A fast, deterministic, trace-driven SSD simulator.")
     p.add_argument("--version", action="version", version=f"flashsched {_core.__version__}")
-    # The metavar argparse would make of all the commands, also when only one is built (the top
-    # level's usage in an error message).
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, metavar="{" + ",".join(_COMMANDS) + "}")
     first = argv[0] if argv else None
+    # With one command built, the metavar argparse makes of all of them, for the top level's usage
+    # in an error message (only then: a metavar also renames the argument in the errors for a
+    # missing or unknown command, which need every command built anyway).
+    only = {"metavar": "{" + ",".join(_COMMANDS) + "}"} if first in _COMMANDS else {}
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser, **only)
     for name, add in _COMMANDS.items():
         if first not in _COMMANDS or first == name:
             add(sub)

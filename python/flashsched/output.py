@@ -4,7 +4,7 @@ place, so an interrupted or failed run never leaves a half-written output."""
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 # `typing` is imported only by type checkers (which take any `TYPE_CHECKING` as true): it was a sixth of the CLI's start-up (docs/performance.md).
@@ -21,6 +21,9 @@ def _atomic_file(path: Path) -> Iterator[IO[bytes]]:
     fd, tmp = _exclusive_temp(path)
     try:
         with os.fdopen(fd, "wb") as f:
+            # A file replaced keeps its permissions (a new one gets 0o666 less the umask).
+            with suppress(FileNotFoundError):
+                os.chmod(tmp, os.stat(path).st_mode & 0o7777)
             yield f
         os.replace(tmp, path)
     except BaseException:

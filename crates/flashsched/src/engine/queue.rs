@@ -91,14 +91,14 @@ impl<K: Copy> EventQueue<K> {
     #[inline(always)]
     pub fn push(&mut self, time: Time, kind: K) {
         self.seq += 1;
-        if time.wrapping_sub(self.base) < SPAN {
-            self.insert(bucket_of(time), time, kind);
-        } else if time >= self.base {
-            heap_push(&mut self.far, ((time as u128) << 64 | self.seq as u128, kind));
-        } else {
+        if time < self.base {
             // Due before the current bucket's start: never in a correct simulation (the event
             // loop asserts that time does not go backwards), but if it were, it is due first.
             self.insert(self.cur, time, kind);
+        } else if time - self.base < SPAN {
+            self.insert(bucket_of(time), time, kind);
+        } else {
+            heap_push(&mut self.far, ((time as u128) << 64 | self.seq as u128, kind));
         }
     }
 
@@ -143,6 +143,7 @@ impl<K: Copy> EventQueue<K> {
             let mut p = first;
             loop {
                 let next = self.node(p).next;
+                debug_assert!(next != NIL, "a bucket's last event is due after the one inserted");
                 if self.node(next).time > time {
                     self.node(n).next = next;
                     self.node(p).next = n;
@@ -164,6 +165,7 @@ impl<K: Copy> EventQueue<K> {
             }
             n
         } else {
+            debug_assert!(self.nodes.len() < NIL as usize, "more pending events than node numbers");
             self.nodes.push(node);
             (self.nodes.len() - 1) as u32
         }
@@ -347,7 +349,8 @@ mod tests {
     }
 
     /// Every pop, against an ordered set of (time, push order) as the reference: random pushes
-    /// and pops at several queue sizes (nodes with one to four children), many equal times.
+    /// and pops with events spread over a few nanoseconds to a microsecond (many in one bucket,
+    /// many equal times).
     #[test]
     fn every_pop_is_the_reference_minimum() {
         for (seed, spread, pop_every) in [(1u64, 4u64, 2u32), (2, 50, 3), (3, 1000, 5), (4, 1, 7), (5, 300, 1)] {
@@ -382,15 +385,18 @@ mod tests {
     /// The wheel, its far heap and the moves between them: events due now, within a bucket,
     /// across bucket and span boundaries, far beyond the span (the heap), after long gaps with
     /// nothing pending in the wheel, and ties among all of these, every pop checked against an
-    /// ordered set. Counts of where the pushes went are asserted, so that the test keeps
-    /// reaching each path.
+    /// ordered set. Counts of the paths taken are asserted (pushes to the heap and into the middle
+    /// of a bucket; pops that refill an empty wheel from the heap, that bring heap events in while
+    /// the wheel holds others, and that wrap around the wheel), so that the test keeps reaching
+    /// each one.
     #[test]
     fn wheel_and_far_heap_agree_with_the_reference() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
         let mut q = EventQueue::new();
         let mut reference = std::collections::BTreeSet::new();
         let mut now = 0u64;
-        let (mut to_far, mut inside, mut fills) = (0, 0, 0);
+        let (mut to_far, mut inside) = (0, 0);
+        let (mut refills, mut brought_in, mut wraps) = (0, 0, 0);
         for i in 0..200_000u32 {
             let w = 1u64 << SHIFT;
             let t = now
@@ -405,7 +411,7 @@ mod tests {
                 };
             if t >= q.base + SPAN {
                 to_far += 1;
-            } else if q.ends[bucket_of(t)][0] != NIL && q.nodes[q.ends[bucket_of(t)][1] as usize].time > t {
+            } else if t >= q.base && q.ends[bucket_of(t)][0] != NIL && q.nodes[q.ends[bucket_of(t)][1] as usize].time > t {
                 inside += 1;
             }
             q.push(t, i);
@@ -417,17 +423,24 @@ mod tests {
                 1..=9 => 1,
                 _ => 0,
             };
-            if pops == reference.len() && pops > 0 {
-                fills += 1;
-            }
             for _ in 0..pops {
+                let (cur, in_wheel, far) = (q.cur, q.in_wheel, q.far.len());
                 let e = q.pop().unwrap();
+                if in_wheel == 0 {
+                    refills += 1;
+                } else if q.far.len() < far {
+                    brought_in += 1;
+                }
+                if in_wheel > 0 && q.cur < cur {
+                    wraps += 1;
+                }
                 assert_eq!((e.time, e.kind), reference.pop_first().unwrap());
                 assert!(e.time >= now);
                 now = e.time;
             }
         }
-        assert!(to_far > 10_000 && inside > 1_000 && fills > 1_000, "{to_far} {inside} {fills}");
+        let paths = [to_far, inside, refills, brought_in, wraps];
+        assert!(paths.iter().all(|&n| n > 500), "pushes to the heap, into a bucket; refills, bring-ins, wraps: {paths:?}");
         while let Some(want) = reference.pop_first() {
             let e = q.pop().unwrap();
             assert_eq!((e.time, e.kind), want);
@@ -436,9 +449,18 @@ mod tests {
     }
 
     /// An event pushed for a time before the current bucket (never in a correct run) still comes
-    /// out first, and times near the end of the clock do not overflow the span.
+    /// out first, also near the end of the clock, and times there do not overflow the span.
     #[test]
     fn past_and_last_times() {
+        let mut q = EventQueue::new();
+        q.push(u64::MAX - 1, 1);
+        assert_eq!(q.pop().map(|e| e.kind), Some(1));
+        q.push(3, 2);
+        q.push(u64::MAX, 3);
+        q.push(7, 4);
+        let order: Vec<u32> = std::iter::from_fn(|| q.pop().map(|e| e.kind)).collect();
+        assert_eq!(order, vec![2, 4, 3]);
+
         let mut q = EventQueue::new();
         q.push(10 * SPAN, 1);
         q.push(10 * SPAN + 5, 2);
