@@ -77,16 +77,18 @@ fn split_json(d: &DirStats) -> Value {
     })
 }
 
-/// Min, mean, max and population standard deviation of the blocks' erase counts.
+/// Min, mean, max and population standard deviation of the blocks' erase counts. (A drive has a
+/// million blocks: the minimum, maximum and sum are taken in one pass; the report's end-of-run
+/// passes over the counts were 2% of bench8x8's instructions.)
 fn summary_of(values: &[u32]) -> (u64, f64, u64, f64) {
     if values.is_empty() {
         return (0, 0.0, 0, 0.0);
     }
     let n = values.len() as f64;
-    let sum: u128 = values.iter().map(|&v| v as u128).sum();
+    let (min, max, sum) = values.iter().fold((u32::MAX, 0u32, 0u128), |(lo, hi, sum), &v| (lo.min(v), hi.max(v), sum + v as u128));
     let mean = sum as f64 / n;
     let var = values.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / n;
-    (*values.iter().min().unwrap() as u64, mean, *values.iter().max().unwrap() as u64, var.sqrt())
+    (min as u64, mean, max as u64, var.sqrt())
 }
 
 /// `ssd.variation`: the detected program speeds and what detection did (whole run, warm-up included).
@@ -106,12 +108,12 @@ fn variation_json(v: &crate::nand::reliable::VariationReport) -> Value {
     })
 }
 
-/// The blocks' erase counts: exact (count, blocks) pairs when there are at most 64 distinct
-/// counts, else 51 bins of equal width from the smallest.
-fn erase_histogram(counts: &[u32]) -> Value {
-    let (Some(&lo), Some(&hi)) = (counts.iter().min(), counts.iter().max()) else {
+/// The blocks' erase counts, whose smallest and largest are `lo` and `hi`: exact (count, blocks)
+/// pairs when there are at most 64 distinct counts, else 51 bins of equal width from the smallest.
+fn erase_histogram(counts: &[u32], lo: u32, hi: u32) -> Value {
+    if counts.is_empty() {
         return json!({"kind": "exact", "bins": []});
-    };
+    }
     // A drive has a million blocks and their counts lie close together: tallied in an array
     // over the range when it is short, a tree only when it is not.
     if hi - lo < TALLY_RANGE {
@@ -213,7 +215,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "write_conflicts": c.write_conflicts,
         "conflict_ratio": conflict_ratio,
         "conflict_definition": "chip busy when a page transaction of the request reached its chip's queue (VIOS §3.3)",
-        "erase_count": {"min": emin, "mean": round3(emean), "max": emax, "stddev": round3(esd), "histogram": erase_histogram(&o.erase_counts)},
+        "erase_count": {"min": emin, "mean": round3(emean), "max": emax, "stddev": round3(esd), "histogram": erase_histogram(&o.erase_counts, emin as u32, emax as u32)},
         "channel_utilization": {"mean": mean(&chan), "per_channel": chan, "busy_ns_total": o.channel_busy_ns.iter().sum::<u64>()},
         "die_utilization": {"mean": mean(&dies), "busy_ns_total": o.die_busy_ns.iter().sum::<u64>(), "min": dies.iter().cloned().fold(f64::INFINITY, f64::min).min(1.0), "max": dies.iter().cloned().fold(0.0, f64::max), "per_die": dies},
         "free_blocks_min_plane": o.free_blocks_min,
@@ -439,12 +441,14 @@ pub fn without_wall_clock(doc: &Value) -> Value {
 /// Erases each block took during the run (since preconditioning): total, and per block mean,
 /// standard deviation and maximum (Pattern paper Table IV counts a fresh drive's erases).
 fn run_erases_json(o: &RunOutcome) -> Value {
-    let d: Vec<f64> = o.erase_counts.iter().zip(&o.start_erase_counts).map(|(&e, &s)| (e - s) as f64).collect();
-    let n = d.len().max(1) as f64;
-    let total: f64 = d.iter().sum();
+    // The differences as they are summed, not collected first (8 MB on a million blocks); the
+    // same additions in the same order.
+    let d = || o.erase_counts.iter().zip(&o.start_erase_counts).map(|(&e, &s)| (e - s) as f64);
+    let n = o.erase_counts.len().min(o.start_erase_counts.len()).max(1) as f64;
+    let total: f64 = d().sum();
     let mean = total / n;
-    let var = d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
-    let max = d.iter().cloned().fold(0.0, f64::max);
+    let var = d().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    let max = d().fold(0.0, f64::max);
     json!({"total": total as u64, "mean": round3(mean), "stddev": round3(var.sqrt()), "max": max as u64})
 }
 
@@ -522,7 +526,8 @@ mod tests {
             vec![5, 5, 4200, 4200],
         ];
         for c in cases {
-            assert_eq!(erase_histogram(&c), histogram_by_tree(&c), "{} counts from {:?}", c.len(), c.iter().min());
+            let (lo, hi) = (c.iter().copied().min().unwrap_or(0), c.iter().copied().max().unwrap_or(0));
+            assert_eq!(erase_histogram(&c, lo, hi), histogram_by_tree(&c), "{} counts from {:?}", c.len(), c.iter().min());
         }
     }
 

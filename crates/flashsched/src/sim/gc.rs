@@ -8,10 +8,9 @@ use crate::nand::NONE;
 impl Simulator {
     /// Start GC in `plane` if it is below its free-block floor and not already collecting.
     pub(super) fn maybe_gc(&mut self, plane: u32) {
-        let free = self.ftl.free_blocks(plane);
-        if free < self.free_min {
-            self.free_min = free;
-        }
+        // The lowest free-block count seen (a `min`, not a branch: falling to a new low comes and
+        // goes with every block a plane opens).
+        self.free_min = self.free_min.min(self.ftl.free_blocks(plane));
         if !self.ftl.needs_gc(plane) {
             return;
         }
