@@ -11,7 +11,7 @@ from __future__ import annotations
 from ._core import ConfigError, FlashschedError, SimulationError, TraceError, __version__
 from .api import Result, resolve, simulate, trace_stats
 
-TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up)
+TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up; see api.py)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -18,9 +18,7 @@ from .api import Result, simulate, simulate_sources, trace_stats, workload_sets,
 from .output import atomic_write_text, commit_request_log, streamed_request_log, summary_csv
 from .table import print_summary, print_trace_stats
 
-# `typing` is imported only by type checkers (which take any `TYPE_CHECKING` as true): it and
-# `dataclasses` were a third of the CLI's start-up (docs/performance.md).
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up; see api.py)
 if TYPE_CHECKING:
     from typing import Any, NoReturn, Sequence
 
@@ -36,7 +34,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The command line's parser. With ``argv`` naming a command, only that command's parser is
-    built: building all fifteen was 8-16 ms of every run's start-up (argparse looks up a
+    built: building all nine commands' parsers was 8-16 ms of every run's start-up (argparse looks up a
     translation for each help string); its help and errors are the same."""
     p = _Parser(prog="flashsched", description="A fast, deterministic, trace-driven SSD simulator.")
     p.add_argument("--version", action="version", version=f"flashsched {_core.__version__}")
@@ -160,7 +158,8 @@ def _add_demo(sub: Any) -> None:
     demo.add_argument("-q", "--quiet", action="store_true")
 
 
-_COMMANDS = {"run": _add_run, "trace": _add_trace, "sweep": _add_sweep, "plot": _add_plot, "report": _add_report, "reproduce": _add_reproduce, "config": _add_config, "policies": _add_policies, "demo": _add_demo}
+_COMMANDS = {"run": _add_run, "trace": _add_trace, "sweep": _add_sweep, "plot": _add_plot, "report": _add_report,
+             "reproduce": _add_reproduce, "config": _add_config, "policies": _add_policies, "demo": _add_demo}
 
 
 class _ProgressBar:

@@ -7,8 +7,7 @@ import os
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-# `typing` is imported only by type checkers (which take any `TYPE_CHECKING` as true): it was a sixth of the CLI's start-up (docs/performance.md).
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up; see api.py)
 if TYPE_CHECKING:
     from typing import IO, Any, Iterator, Mapping
 

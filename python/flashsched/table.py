@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up)
+TYPE_CHECKING = False  # `typing` only for type checkers (CLI start-up; see api.py)
 if TYPE_CHECKING:
     from typing import IO, Any
 

@@ -4,7 +4,7 @@
 //! A drive's simulation keeps few events pending (about one a busy die and channel: 26 on average
 //! on bench8x8, 95 at most), nearly all due within a few milliseconds of now (a transfer's end
 //! 12 us ahead, a read's 50 us, a program's about 0.5-1 ms), and pops every one of them. So the
-//! near future is a timing wheel: `BUCKETS` buckets of `WIDTH` nanoseconds each, covering
+//! near future is a timing wheel: `BUCKETS` buckets of `1 << SHIFT` nanoseconds each, covering
 //! `[base, base + SPAN)`, where `base` is the start of the current bucket. A bucket is a list of
 //! its events in the order they are due (time, then push order); a push appends to its bucket
 //! (an event due before the bucket's last one walks the list from its front: buckets hold one
@@ -231,8 +231,7 @@ impl<K: Copy> EventQueue<K> {
             self.cur = next;
         }
         self.bring_in();
-        let here = self.occupied[self.cur / 64] & (1 << (self.cur % 64));
-        debug_assert!(here != 0, "the wheel moved to an occupied bucket");
+        debug_assert!(self.occupied[self.cur / 64] & (1 << (self.cur % 64)) != 0, "the wheel moved to an occupied bucket");
         Some(self.cur)
     }
 
