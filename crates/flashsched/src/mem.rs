@@ -15,13 +15,35 @@
 /// Huge pages are 2 MiB on x86-64 and on arm64 with 4 KiB base pages.
 const HUGE: usize = 2 << 20;
 
-/// `n` copies of `value`, in memory advised as huge pages before it is written.
-pub(crate) fn table<T: Clone>(n: usize, value: T) -> Vec<T> {
-    let mut v = Vec::with_capacity(n);
-    advise(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
-    v.resize(n, value);
-    v
+/// `n` records of all-zero bytes (a valid value of `T`, [`ZeroValid`]), in memory advised as
+/// huge pages. Zeroed memory from the allocator (`calloc`), which gets it from the OS without
+/// writing it: a table of records is then resident only where it is touched, as `zeroed` is. (A
+/// table filled with a non-zero record is written whole before the run starts: 16 MB of block
+/// records on the reference drive, docs/performance.md, "Seventh step".)
+pub(crate) fn zeroed_records<T: ZeroValid>(n: usize) -> Vec<T> {
+    let layout = std::alloc::Layout::array::<T>(n).expect("a table's size fits the address space");
+    if layout.size() == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the layout's size is not zero. All-zero bytes are a valid `T` (`ZeroValid`'s
+    // contract), so the `n` elements are initialised; the buffer comes from the global allocator
+    // with `T`'s alignment and room for exactly `n`, as `Vec::from_raw_parts` requires.
+    unsafe {
+        let p = std::alloc::alloc_zeroed(layout) as *mut T;
+        if p.is_null() {
+            std::alloc::handle_alloc_error(layout);
+        }
+        advise(p as *mut u8, layout.size());
+        Vec::from_raw_parts(p, n, n)
+    }
 }
+
+/// Types for which all-zero bytes are a valid value (integers, and records of them whose enums
+/// have a zero variant).
+///
+/// # Safety
+/// Every field of the type must accept the all-zero bit pattern.
+pub(crate) unsafe trait ZeroValid: Copy {}
 
 /// `n` zeroes, in memory advised as huge pages. The allocation is `calloc`'s: pages no one
 /// touches still cost nothing (a huge page is taken whole on the first touch of its 2 MiB).
@@ -29,17 +51,6 @@ pub(crate) fn zeroed<T: Copy + Default + Zeroable>(n: usize) -> Vec<T> {
     let mut v = vec![T::default(); n];
     advise(v.as_mut_ptr() as *mut u8, n * std::mem::size_of::<T>());
     v
-}
-
-/// Room for `additional` more elements in `v`, growing as `Vec` does (doubling), with a new
-/// buffer advised as huge pages before its new part is written. (A table that grows as the run
-/// goes, such as the FTL's page-to-logical entries of the blocks opened so far.)
-pub(crate) fn reserve<T>(v: &mut Vec<T>, additional: usize) {
-    if v.capacity() - v.len() >= additional {
-        return;
-    }
-    v.reserve(additional);
-    advise(v.as_mut_ptr() as *mut u8, v.capacity() * std::mem::size_of::<T>());
 }
 
 /// Integer types whose all-zero bit pattern is their default, so that `vec![T::default(); n]`
@@ -93,21 +104,28 @@ pub(crate) fn prefetch_addr(p: *const u8) {
 mod tests {
     use super::*;
 
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Record {
+        a: u16,
+        b: u32,
+        c: u64,
+    }
+    // SAFETY: integers only.
+    unsafe impl ZeroValid for Record {}
+
     #[test]
     fn tables_hold_what_was_asked() {
-        let t = table(3 << 20, 7u32);
-        assert_eq!(t.len(), 3 << 20);
-        assert!(t.iter().all(|&x| x == 7));
+        // Large enough to be advised (several huge pages), and small, and empty.
+        for n in [3 << 20, 10, 0] {
+            let mut t: Vec<Record> = zeroed_records(n);
+            assert_eq!(t.len(), n);
+            assert!(t.iter().all(|r| *r == Record { a: 0, b: 0, c: 0 }));
+            // An ordinary vector: it can be written and can grow.
+            t.push(Record { a: 1, b: 2, c: 3 });
+            assert_eq!(t[n], Record { a: 1, b: 2, c: 3 });
+        }
         let z: Vec<u64> = zeroed(5 << 20);
         assert_eq!(z.len(), 5 << 20);
         assert!(z.iter().all(|&x| x == 0));
-        let mut g: Vec<u32> = Vec::new();
-        for i in 0..(3u32 << 20) {
-            reserve(&mut g, 1);
-            g.push(i);
-        }
-        assert!(g.iter().enumerate().all(|(i, &x)| x == i as u32));
-        let small = table(10, (1u8, 2u16));
-        assert_eq!(small, vec![(1, 2); 10]);
     }
 }

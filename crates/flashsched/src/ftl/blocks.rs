@@ -25,9 +25,14 @@ pub(super) struct BlockMeta {
     pub write_ptr: u16,
     pub state: BlockState,
     pub erase_count: u32,
-    /// Index of the block's reverse map in `p2l` (allocated when the block is first opened).
+    /// The block's slot in the reverse map (`super::p2l`), taken when the block is first opened;
+    /// `NO_SLOT` (0) while it has none.
     pub p2l_slot: u32,
 }
+
+// SAFETY: integers, and `BlockState`, whose `Free` is 0: all-zero bytes are a free block that was
+// never erased and has no reverse-map slot, which is what every block starts as.
+unsafe impl crate::mem::ZeroValid for BlockMeta {}
 
 // One 16-byte record, so that a program touches one cache line of block metadata.
 const _: () = assert!(std::mem::size_of::<BlockMeta>() == 16);
@@ -46,12 +51,11 @@ pub(super) struct BlockTable {
 }
 
 impl BlockTable {
-    pub fn new(layout: &Layout, init: BlockMeta) -> Self {
-        // Written whole here (the record is not all zeros): 16 bytes a block. In huge pages
-        // (`mem`): a thousand 4 KiB page faults fewer, and GC and wear leveling read records
-        // all over the table.
+    /// Every block free, never erased, without a reverse-map slot: all-zero records, so the table
+    /// is zeroed memory, resident only where it is touched (`mem::zeroed_records`).
+    pub fn new(layout: &Layout) -> Self {
         let n = (layout.planes() * (layout.blocks_per_plane + META_PAD)) as usize;
-        BlockTable { metas: crate::mem::table(n, init), per_plane: Divisor::new(layout.blocks_per_plane) }
+        BlockTable { metas: crate::mem::zeroed_records(n), per_plane: Divisor::new(layout.blocks_per_plane) }
     }
 
     #[inline(always)]
@@ -165,8 +169,8 @@ mod tests {
         // Odd sizes too: a plane's pages need not be a multiple of 64, nor its blocks a power of two.
         for (ppd, bpp, ppb) in [(2, 8, 64), (2, 3, 7), (4, 5, 100), (1, 1, 1)] {
             let l = layout(ppd, bpp, ppb);
-            let init = BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: 0 };
-            let mut t = BlockTable::new(&l, init);
+            let mut t = BlockTable::new(&l);
+            assert!(t.iter().all(|m| m.valid == 0 && m.invalid == 0 && m.write_ptr == 0 && m.state == BlockState::Free && m.erase_count == 0 && m.p2l_slot == 0));
             for b in 0..l.blocks() {
                 t[b].erase_count = b * 3 + 1;
             }

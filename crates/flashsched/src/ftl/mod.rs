@@ -14,12 +14,14 @@ pub mod speed;
 pub mod wear;
 mod blocks;
 mod mapping;
+mod p2l;
 pub mod precondition;
 
 use std::collections::VecDeque;
 
 use crate::nand::{Layout, Lpn, Ppn, NONE};
 use blocks::{BlockMeta, BlockTable, ValidBits};
+use p2l::{ReverseMap, NO_SLOT};
 pub use mapping::L2p;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,11 +118,8 @@ pub struct Ftl {
     valid_bits: ValidBits,
     /// Per-block state, one 16-byte record each so that a program touches one cache line.
     blocks: BlockTable,
-    /// Reverse maps, `pages_per_block` entries per block that has ever been opened.
-    p2l: Vec<Lpn>,
-    /// Reverse-map slots given back by blocks that hold no valid page (nothing reads them): the
-    /// map's size follows the blocks holding data, not every block ever written.
-    p2l_free: Vec<u32>,
+    /// Reverse maps: a slot of `pages_per_block` entries per block holding data (`p2l`).
+    p2l: ReverseMap,
     /// Erased blocks of each plane, oldest-freed first (apart from `PlaneState`, which then fits
     /// one cache line).
     free_lists: Vec<VecDeque<u32>>,
@@ -152,9 +151,8 @@ impl Ftl {
             gc_floor,
             l2p: L2p::new(logical_pages),
             valid_bits: ValidBits::new(&layout),
-            blocks: BlockTable::new(&layout, BlockMeta { valid: 0, invalid: 0, write_ptr: 0, state: BlockState::Free, erase_count: 0, p2l_slot: NONE }),
-            p2l: Vec::new(),
-            p2l_free: Vec::new(),
+            blocks: BlockTable::new(&layout),
+            p2l: ReverseMap::new(layout.pages_per_block),
             free_lists: vec![VecDeque::new(); layout.planes() as usize],
             planes,
             open_rules: [OpenRule::Oldest; STREAMS],
@@ -212,8 +210,8 @@ impl Ftl {
     pub fn lpn_at(&self, ppn: Ppn) -> Lpn {
         let block = self.layout.block_of(ppn);
         let slot = self.blocks[block].p2l_slot;
-        debug_assert!(slot != NONE);
-        self.p2l[slot as usize * self.layout.pages_per_block as usize + self.layout.page_in_block(ppn) as usize]
+        debug_assert!(slot != NO_SLOT);
+        self.p2l.get(slot, self.layout.page_in_block(ppn))
     }
     /// Valid pages of a block, with the logical page each holds.
     pub fn valid_pages(&self, block: u32) -> Vec<(Ppn, Lpn)> {
@@ -226,7 +224,7 @@ impl Ftl {
         self.l2p.allocated_bytes()
             + self.valid_bits.allocated_bytes()
             + self.blocks.allocated_bytes()
-            + self.p2l.capacity() * 4
+            + self.p2l.allocated_bytes()
     }
 
     /// Hint that `lpn`'s mapping entry will be read soon.
@@ -499,18 +497,8 @@ impl Ftl {
         }
         ps.free_blocks -= 1;
         ps.free_gen += 1;
-        if self.blocks[b].p2l_slot == NONE {
-            self.blocks[b].p2l_slot = match self.p2l_free.pop() {
-                // A reused slot's old entries are never read: only valid pages' entries are,
-                // and each is written when its page is programmed.
-                Some(slot) => slot,
-                None => {
-                    let slot = (self.p2l.len() / self.layout.pages_per_block as usize) as u32;
-                    crate::mem::reserve(&mut self.p2l, self.layout.pages_per_block as usize);
-                    self.p2l.resize(self.p2l.len() + self.layout.pages_per_block as usize, NONE);
-                    slot
-                }
-            };
+        if self.blocks[b].p2l_slot == NO_SLOT {
+            self.blocks[b].p2l_slot = self.p2l.take();
         }
         b
     }
@@ -524,7 +512,7 @@ impl Ftl {
         self.valid_bits.set(ppn);
         self.blocks[block].valid += 1;
         let slot = self.blocks[block].p2l_slot;
-        self.p2l[slot as usize * self.layout.pages_per_block as usize + self.layout.page_in_block(ppn) as usize] = lpn;
+        self.p2l.set(slot, self.layout.page_in_block(ppn), lpn);
     }
 
     fn invalidate(&mut self, ppn: Ppn) {
@@ -541,9 +529,9 @@ impl Ftl {
 
     /// `block` holds no valid page and takes no more programs: its reverse map can go to another.
     fn release_p2l(&mut self, block: u32) {
-        let slot = std::mem::replace(&mut self.blocks[block].p2l_slot, NONE);
-        if slot != NONE {
-            self.p2l_free.push(slot);
+        let slot = std::mem::replace(&mut self.blocks[block].p2l_slot, NO_SLOT);
+        if slot != NO_SLOT {
+            self.p2l.give_back(slot);
         }
     }
 
