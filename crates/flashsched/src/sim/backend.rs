@@ -50,7 +50,7 @@ impl Simulator {
     }
 
     #[inline]
-    fn start_die_now(&mut self, die: u32) {
+    pub(super) fn start_die_now(&mut self, die: u32) {
         while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
                 self.serve_suspended(die, more);
