@@ -1,6 +1,7 @@
 //! The device-queue slot as the simulator holds it: the default policy (`fifo`) by value, so that
 //! the push and pop made for every transaction are inlined and the pop needs no view of the
-//! device (FIFO never looks at it; building the view cost more than the pop itself); any other
+//! device (FIFO never looks at it; building the view cost more than the pop itself, and the
+//! simulator asks for `fifo()` before it builds one); any other
 //! policy behind the trait, reached through `Deref` for everything else.
 
 use super::{DeviceQueue, DeviceView, Fifo};
@@ -20,13 +21,22 @@ impl HilSlot {
         }
     }
 
-    /// The next transaction to release. `view` builds the device view the policy may look at;
-    /// FIFO does not, and it is not built then.
+    /// The FIFO policy, when it is the one in the slot: its next transaction is simply the
+    /// oldest (`Fifo::take`), with no view of the device to build.
     #[inline]
-    pub fn pop_with<'v>(&mut self, txns: &mut [Txn], view: impl FnOnce() -> DeviceView<'v>) -> Option<TxnId> {
+    pub fn fifo(&mut self) -> Option<&mut Fifo> {
+        match self {
+            HilSlot::Fifo(f) => Some(f),
+            HilSlot::Other(_) => None,
+        }
+    }
+
+    /// The next transaction to release, for any policy, given its view of the device.
+    #[inline]
+    pub fn pop_policy(&mut self, txns: &mut [Txn], view: &DeviceView) -> Option<TxnId> {
         match self {
             HilSlot::Fifo(f) => f.take(),
-            HilSlot::Other(p) => p.pop(txns, &view()),
+            HilSlot::Other(p) => p.pop(txns, view),
         }
     }
 
