@@ -6,7 +6,7 @@ use super::txn::{ReqId, TxnId};
 use super::{RequestLogRow, Simulator};
 use crate::host::HostRequestView;
 use crate::nand::NONE;
-use crate::stats::{Breakdown, DeviceCounters};
+use crate::stats::{as_f64, Breakdown, DeviceCounters};
 use crate::trace::Op;
 use crate::workload::HostRequest;
 
@@ -86,7 +86,7 @@ impl Simulator {
         let now = self.now;
         let ecc = txn.ecc as u64;
         let r = &mut self.reqs.items[txn.req as usize];
-        let x = (now - r.arrival) as f64;
+        let x = as_f64(now - r.arrival);
         r.sub_done_sum += x;
         r.sub_done_sq += x * x;
         if now >= r.crit_done {
@@ -185,7 +185,7 @@ impl Simulator {
         if r.subs > 0 {
             // Slack of its own sub-requests (requests merged into it have none of their own).
             let dir = if r.op == Op::Read { &mut self.read } else { &mut self.write };
-            dir.slack.record(r.subs, (now - r.arrival) as f64, r.sub_done_sum, r.sub_done_sq);
+            dir.slack.record(r.subs, as_f64(now - r.arrival), r.sub_done_sum, r.sub_done_sq);
         }
         match r.op {
             Op::Read => self.read.record(r.len, r.arrival, r.dispatched, now, &b),

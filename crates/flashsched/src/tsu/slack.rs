@@ -34,6 +34,7 @@ use crate::engine::Time;
 use crate::nand::latency::NandOpKind;
 use crate::nand::{Divisor, Layout};
 use crate::sim::txn::TxnKind;
+use crate::stats::as_f64;
 
 /// The nominal latencies the estimator uses (ns).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,15 +111,6 @@ pub struct Estimator {
     /// a die's channel. Neither runs a `div`: both are asked on every queued host transaction.
     per_unit: Divisor,
     layout: Layout,
-}
-
-/// A counter as a float: the same value as `x as f64` for any count below 2^63, by the signed
-/// conversion (one instruction; the unsigned one is a branchy sequence, and the estimator
-/// converts a dozen counters on every queued host transaction).
-#[inline]
-fn as_f64(x: u64) -> f64 {
-    debug_assert!(x < 1 << 63);
-    x as i64 as f64
 }
 
 /// `x.round() as u64` for a finite `x >= 0` (round half away from zero), without the call to
