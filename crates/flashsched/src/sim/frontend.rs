@@ -8,7 +8,7 @@ use crate::ctrl::MultiPlane;
 use crate::ftl;
 use crate::hil;
 use crate::host::HostRequestView;
-use crate::nand::NONE;
+use crate::nand::{Lpn, NONE};
 use crate::stats::Breakdown;
 use crate::trace::Op;
 use crate::workload::HostRequest;
@@ -61,8 +61,22 @@ impl Simulator {
     /// `first_lpn` (already folded into the logical space).
     #[inline]
     fn prefetch_mappings(&self, first_lpn: u64, pages: u64) {
-        for i in 0..pages.min(PREFETCH_PAGES) {
-            self.ftl.prefetch_mapping(self.wrap_lpn(first_lpn + i) as u32);
+        self.for_each_ahead(first_lpn, pages, |lpn| self.ftl.prefetch_mapping(lpn));
+    }
+
+    /// Call `f` with the logical pages from `first_lpn` (already folded into the logical space)
+    /// to hint, up to `PREFETCH_PAGES` of `pages`: those before the end of the logical space, then
+    /// those wrapped to its start, each run without a test per page (these loops run for every
+    /// page of every request, twice; the test was 0.7% of bench8x8's instructions).
+    #[inline(always)]
+    fn for_each_ahead(&self, first_lpn: u64, pages: u64, mut f: impl FnMut(Lpn)) {
+        let n = pages.min(PREFETCH_PAGES);
+        let head = n.min(self.logical_pages - first_lpn);
+        for lpn in first_lpn..first_lpn + head {
+            f(lpn as Lpn);
+        }
+        for lpn in 0..n - head {
+            f(lpn as Lpn);
         }
     }
 
@@ -191,9 +205,7 @@ impl Simulator {
             // device extent may hold merged requests: hinted again here, where it is used.
             self.prefetch_mappings(first_lpn, pages);
             if r.op == Op::Write {
-                for i in 0..pages.min(PREFETCH_PAGES) {
-                    self.ftl.prefetch_current_copy(self.wrap_lpn(first_lpn + i) as u32);
-                }
+                self.for_each_ahead(first_lpn, pages, |lpn| self.ftl.prefetch_current_copy(lpn));
             }
             let mut next_lpn = first_lpn;
             for page in first..=last {
