@@ -21,6 +21,9 @@ mod placement;
 pub mod txn;
 mod wear;
 
+#[cfg(test)]
+mod tests;
+
 use crate::config::Settings;
 use crate::ctrl::Flash;
 use crate::engine::{EventQueue, Time};
