@@ -1,4 +1,4 @@
-"""The twelve configurations that exercise every policy slot on the reference drive (`bench8x8`):
+"""The fourteen configurations that exercise every policy slot on the reference drive (`bench8x8`):
 `benches/ab.py same` compares two builds' results on them, and `tools/pgo.py` trains the
 profile-guided build on them. key=value overrides, as `--set` takes them.
 """
@@ -31,4 +31,16 @@ CONFIGS: dict[str, list[str]] = {
         "ftl.precondition.fill=1.0",
         "ftl.precondition.overwrites=0.5",
     ],
+    # FCFS (whose idle dies skip the queue, docs/performance.md "Seventh step") with program and
+    # erase suspension for reads and some GC; and with RR/WR's idle-time re-programs.
+    "suspend_gc": [
+        "device.suspend.program=true",
+        "device.suspend.erase=true",
+        "tsu.suspend_for_reads=true",
+        "workload.fold=modulo",
+        "device.geometry.blocks_per_plane=128",
+        "ftl.gc.threshold=0.02",
+        "ftl.precondition.fill=0.8",
+    ],
+    "idle_rr": ["device.ldpc.enabled=true", "ftl.program_speed=wr", "ftl.idle_task=rr"],
 }

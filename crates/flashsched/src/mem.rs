@@ -21,8 +21,9 @@ const HUGE: usize = 2 << 20;
 /// table filled with a non-zero record is written whole before the run starts: 16 MB of block
 /// records on the reference drive, docs/performance.md, "Seventh step".)
 pub(crate) fn zeroed_records<T: ZeroValid>(n: usize) -> Vec<T> {
+    const { assert!(std::mem::size_of::<T>() > 0, "zeroed_records is for records with a size") };
     let layout = std::alloc::Layout::array::<T>(n).expect("a table's size fits the address space");
-    if layout.size() == 0 {
+    if n == 0 {
         return Vec::new();
     }
     // SAFETY: the layout's size is not zero. All-zero bytes are a valid `T` (`ZeroValid`'s
@@ -123,6 +124,14 @@ mod tests {
             // An ordinary vector: it can be written and can grow.
             t.push(Record { a: 1, b: 2, c: 3 });
             assert_eq!(t[n], Record { a: 1, b: 2, c: 3 });
+        }
+        // Zeroed even where the allocator hands back memory it had given out and got back (a
+        // small table comes from the heap, not fresh from the OS): written all over, freed, and
+        // asked for again at the same size.
+        for _ in 0..4 {
+            let mut t: Vec<Record> = zeroed_records(1000);
+            assert!(t.iter().all(|r| *r == Record { a: 0, b: 0, c: 0 }));
+            t.fill(Record { a: 0xffff, b: u32::MAX, c: u64::MAX });
         }
         let z: Vec<u64> = zeroed(5 << 20);
         assert_eq!(z.len(), 5 << 20);

@@ -33,6 +33,7 @@ pub(super) struct BlockMeta {
 // SAFETY: integers, and `BlockState`, whose `Free` is 0: all-zero bytes are a free block that was
 // never erased and has no reverse-map slot, which is what every block starts as.
 unsafe impl crate::mem::ZeroValid for BlockMeta {}
+const _: () = assert!(BlockState::Free as u8 == 0, "an all-zero block record must be a free block");
 
 // One 16-byte record, so that a program touches one cache line of block metadata.
 const _: () = assert!(std::mem::size_of::<BlockMeta>() == 16);
