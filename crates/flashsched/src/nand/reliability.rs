@@ -201,12 +201,26 @@ pub struct Detector {
     pub grid: StepGrid,
     /// (step, (step / step_ref)^γ), largest step first.
     factors: Vec<(u16, f64)>,
+    /// Per step of `factors`: the largest `r_b · wear` that passes the ECC test at that step with
+    /// an exact estimate (`passes(rw, f, 1.0)`), found by bisection over the floating-point
+    /// numbers; negative when none passes. The test is monotone in `rw`, so it holds exactly
+    /// when `rw <= threshold`: detection with `estimate = 1.0` (every block at the start of a
+    /// run) compares instead of multiplying (docs/performance.md, eighth session).
+    thresholds: Vec<f64>,
+    /// `thresholds` grow from step to step (so the first step passed is the count of thresholds
+    /// below `rw`): whenever the step factors fall as the steps do (γ > 0, every real grid).
+    ascending: bool,
 }
 
 impl Detector {
     pub fn new(model: RberModel, ecc: EccLimit, grid: StepGrid) -> Self {
-        let factors = grid.steps_desc().map(|s| (s, (s as f64 / model.ref_mv).powf(model.step_exponent))).collect();
-        Detector { model, ecc, grid, factors }
+        let factors: Vec<(u16, f64)> = grid.steps_desc().map(|s| (s, (s as f64 / model.ref_mv).powf(model.step_exponent))).collect();
+        // The test is monotone in `rw` only while its other factors are not negative (always, for
+        // a real model); otherwise no thresholds, and detection runs the test.
+        let monotone = 1.0 + ecc.margin >= 0.0 && factors.iter().all(|&(_, f)| f >= 0.0);
+        let thresholds: Vec<f64> = if monotone { factors.iter().map(|&(_, f)| largest_passing(|rw| passes(&ecc, rw, f, 1.0))).collect() } else { Vec::new() };
+        let ascending = thresholds.windows(2).all(|w| w[0] <= w[1]);
+        Detector { model, ecc, grid, factors, thresholds, ascending }
     }
 
     /// `estimate` scales the RBER the detector sees (1.0 = an exact oracle).
@@ -221,13 +235,67 @@ impl Detector {
         // Evaluated as RberModel::rber does, (r_b x wear) x step factor, so results do not depend
         // on which of the two computed them.
         let rw = r_b * wear;
+        if estimate == 1.0 && rw >= 0.0 && !self.thresholds.is_empty() {
+            return self.detect_exact(rw);
+        }
+        self.detect_by_test(rw, estimate)
+    }
+
+    /// Detection by the ECC test itself, step by step from the largest.
+    fn detect_by_test(&self, rw: f64, estimate: f64) -> Detected {
         for &(step, f) in &self.factors {
-            if (1.0 + self.ecc.margin) * (rw * f) * estimate <= self.ecc.limit {
+            if passes(&self.ecc, rw, f, estimate) {
                 return Detected { step_mv: step, beyond_ecc: false };
             }
         }
         Detected { step_mv: self.grid.min_mv, beyond_ecc: true }
     }
+
+    /// `detect_by_test(rw, 1.0)` by the precomputed thresholds (`rw >= 0`): the same answer, as
+    /// the test holds exactly when `rw <= threshold`; with ascending thresholds, the first step
+    /// passed is the number of thresholds below `rw`, counted without a branch.
+    #[inline]
+    fn detect_exact(&self, rw: f64) -> Detected {
+        let i = if self.ascending {
+            self.thresholds.iter().map(|&t| usize::from(t < rw)).sum::<usize>()
+        } else {
+            self.thresholds.iter().position(|&t| rw <= t).unwrap_or(self.thresholds.len())
+        };
+        match self.factors.get(i) {
+            Some(&(step, _)) => Detected { step_mv: step, beyond_ecc: false },
+            None => Detected { step_mv: self.grid.min_mv, beyond_ecc: true },
+        }
+    }
+}
+
+/// The ECC test of detection: a block whose `r_b · wear` is `rw`, at a step whose factor is `f`,
+/// seen through `estimate`, is within the ECC limit with its margin.
+#[inline]
+fn passes(ecc: &EccLimit, rw: f64, f: f64, estimate: f64) -> bool {
+    (1.0 + ecc.margin) * (rw * f) * estimate <= ecc.limit
+}
+
+/// The largest non-negative `x` with `ok(x)`, for `ok` monotone (true up to some point, false
+/// after): a bisection over the bit patterns of the non-negative doubles, which are ordered as
+/// their values. -1.0 when even 0 fails; infinity when every finite value passes.
+fn largest_passing(ok: impl Fn(f64) -> bool) -> f64 {
+    let (mut lo, mut hi) = (0u64, f64::INFINITY.to_bits());
+    if !ok(0.0) {
+        return -1.0;
+    }
+    if ok(f64::INFINITY) {
+        return f64::INFINITY;
+    }
+    // ok(lo) holds, ok(hi) does not.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(f64::from_bits(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    f64::from_bits(lo)
 }
 
 /// LDPC read levels (RR/WR Eq. 1 and Table I): level ℓ corrects pages whose RBER is at most
@@ -336,9 +404,19 @@ impl BlockStates {
     /// Number of blocks at each grid step, largest step first: (step_mv, blocks).
     pub fn histogram(&self, grid: &StepGrid) -> Vec<(u16, u64)> {
         let mut h: Vec<(u16, u64)> = grid.steps_desc().map(|s| (s, 0)).collect();
+        // Counted by step value first (one add per block: a search of the grid per block was
+        // 6% of a short run on the VIOS drive), then read off at the grid's steps: a value
+        // counts at the first entry equal to it, as a search would find it.
+        let mut by_value = vec![0u64; grid.max_mv.max(grid.min_mv) as usize + 1];
         for &s in &self.step_mv {
-            if let Some(e) = h.iter_mut().find(|e| e.0 == s) {
-                e.1 += 1;
+            if let Some(n) = by_value.get_mut(s as usize) {
+                *n += 1;
+            }
+        }
+        for i in 0..h.len() {
+            let s = h[i].0;
+            if h[..i].iter().all(|e| e.0 != s) {
+                h[i].1 = by_value.get(s as usize).copied().unwrap_or(0);
             }
         }
         h
@@ -449,6 +527,60 @@ mod tests {
         // The worst block is still correctable at 15K, and past it a little later.
         assert!(!d.detect(hi, 15_000, 1.0).beyond_ecc);
         assert!(d.detect(hi, 15_500, 1.0).beyond_ecc);
+    }
+
+    /// Detection by the thresholds gives the step the ECC test itself gives, at the thresholds,
+    /// one value either side of each, and across the range, for the default model and for grids
+    /// and exponents whose thresholds do not ascend (γ < 0) or where no step ever passes.
+    #[test]
+    fn detection_by_thresholds_is_detection_by_the_test() {
+        use rand::{Rng, SeedableRng};
+        let base = RberModel::default();
+        let models = [
+            (base, EccLimit::default(), StepGrid::VIOS),
+            (RberModel { step_exponent: 2.5, ..base }, EccLimit { limit: 1e-3, margin: 0.3 }, StepGrid { min_mv: 250, max_mv: 700, decrement_mv: 50, ref_mv: 300 }),
+            (RberModel { step_exponent: -1.5, ..base }, EccLimit::default(), StepGrid::VIOS),
+            (base, EccLimit { limit: -1.0, margin: 0.15 }, StepGrid::VIOS),
+            (RberModel { step_exponent: 0.0, ..base }, EccLimit::default(), StepGrid { min_mv: 300, max_mv: 310, decrement_mv: 0, ref_mv: 300 }),
+        ];
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        for (i, (m, e, g)) in models.into_iter().enumerate() {
+            let d = Detector::new(m, e, g);
+            assert_eq!(d.ascending, m.step_exponent >= 0.0, "model {i}");
+            let mut xs = vec![0.0, -0.0, f64::MIN_POSITIVE, 1e-300, 1.0, 1e300, f64::MAX];
+            for &t in &d.thresholds {
+                if t.is_finite() && t > 0.0 {
+                    xs.extend([t, t.next_up(), t.next_down()]);
+                }
+            }
+            for _ in 0..200_000 {
+                xs.push(rng.random_range(0.0..4e-3));
+                xs.push(10f64.powf(rng.random_range(-12.0..2.0)));
+            }
+            for x in xs {
+                assert_eq!(d.detect_exact(x), d.detect_by_test(x, 1.0), "model {i}, rw = {x:e}");
+            }
+        }
+        // The default model's thresholds sit between its steps: every step is reached.
+        let d = Detector::new(base, EccLimit::default(), StepGrid::VIOS);
+        let steps: std::collections::BTreeSet<u16> = (0..2_000).map(|k| d.detect_worn(k as f64 * 1e-6, 1.0, 1.0).step_mv).collect();
+        assert_eq!(steps.len(), 11);
+    }
+
+    #[test]
+    fn histogram_counts_each_grid_step_once() {
+        let g = StepGrid::VIOS;
+        let s = BlockStates { r_b: vec![0.0; 6], step_mv: vec![600, 600, 330, 300, 301, 999] };
+        let h = s.histogram(&g);
+        assert_eq!(h.len(), 11);
+        assert_eq!(h[0], (600, 2));
+        assert_eq!(h[9], (330, 1));
+        assert_eq!(h[10], (300, 1));
+        assert_eq!(h.iter().map(|e| e.1).sum::<u64>(), 4, "off-grid steps are not counted");
+        // A grid that names a step twice counts it at its first entry.
+        let flat = StepGrid { min_mv: 300, max_mv: 310, decrement_mv: 0, ref_mv: 300 };
+        let s = BlockStates { r_b: vec![0.0; 2], step_mv: vec![310, 310] };
+        assert_eq!(s.histogram(&flat).iter().map(|e| e.1).collect::<Vec<_>>()[..2], [2, 0]);
     }
 
     #[test]
