@@ -253,10 +253,14 @@ impl Detector {
 
     /// `detect_by_test(rw, 1.0)` by the precomputed thresholds (`rw >= 0`): the same answer, as
     /// the test holds exactly when `rw <= threshold`; with ascending thresholds, the first step
-    /// passed is the number of thresholds below `rw`, counted without a branch.
+    /// passed is the number of thresholds below `rw`, counted without a branch (after one test
+    /// for the largest step, which every block of a fresh drive passes).
     #[inline]
     fn detect_exact(&self, rw: f64) -> Detected {
-        let i = if self.ascending {
+        let i = if rw <= self.thresholds[0] {
+            // The largest step passes: every block of a fresh drive, a branch that then never misses.
+            0
+        } else if self.ascending {
             self.thresholds.iter().map(|&t| usize::from(t < rw)).sum::<usize>()
         } else {
             self.thresholds.iter().position(|&t| rw <= t).unwrap_or(self.thresholds.len())
