@@ -205,7 +205,7 @@ pub struct Detector {
     /// an exact estimate (`passes(rw, f, 1.0)`), found by bisection over the floating-point
     /// numbers; negative when none passes. The test is monotone in `rw`, so it holds exactly
     /// when `rw <= threshold`: detection with `estimate = 1.0` (every block at the start of a
-    /// run) compares instead of multiplying (docs/performance.md, eighth session).
+    /// run) compares instead of multiplying (docs/performance.md, "Eighth step").
     thresholds: Vec<f64>,
     /// `thresholds` grow from step to step (so the first step passed is the count of thresholds
     /// below `rw`): whenever the step factors fall as the steps do (γ > 0, every real grid).
