@@ -205,22 +205,26 @@ pub struct Detector {
     /// an exact estimate (`passes(rw, f, 1.0)`), found by bisection over the floating-point
     /// numbers; negative when none passes. The test is monotone in `rw`, so it holds exactly
     /// when `rw <= threshold`: detection with `estimate = 1.0` (every block at the start of a
-    /// run) compares instead of multiplying (docs/performance.md, "Eighth step").
+    /// run) compares instead of multiplying (docs/performance.md, "Eighth step"). Kept only
+    /// when they do not fall from step to step (the step factors do not grow as the steps
+    /// fall: γ ≥ 0, every real model), so that the first step passed is the number of
+    /// thresholds below `rw`; empty otherwise, and detection runs the test.
     thresholds: Vec<f64>,
-    /// `thresholds` grow from step to step (so the first step passed is the count of thresholds
-    /// below `rw`): whenever the step factors fall as the steps do (γ > 0, every real grid).
-    ascending: bool,
 }
 
 impl Detector {
     pub fn new(model: RberModel, ecc: EccLimit, grid: StepGrid) -> Self {
         let factors: Vec<(u16, f64)> = grid.steps_desc().map(|s| (s, (s as f64 / model.ref_mv).powf(model.step_exponent))).collect();
-        // The test is monotone in `rw` only while its other factors are not negative (always, for
-        // a real model); otherwise no thresholds, and detection runs the test.
-        let monotone = 1.0 + ecc.margin >= 0.0 && factors.iter().all(|&(_, f)| f >= 0.0);
-        let thresholds: Vec<f64> = if monotone { factors.iter().map(|&(_, f)| largest_passing(|rw| passes(&ecc, rw, f, 1.0))).collect() } else { Vec::new() };
-        let ascending = thresholds.windows(2).all(|w| w[0] <= w[1]);
-        Detector { model, ecc, grid, factors, thresholds, ascending }
+        // The test is monotone in `rw` while its other factors are finite and not negative
+        // (always, for a real model: an infinite one could make 0 x inf a NaN that fails where
+        // larger values pass); otherwise no thresholds, and detection runs the test.
+        let c = 1.0 + ecc.margin;
+        let monotone = c.is_finite() && c >= 0.0 && factors.iter().all(|&(_, f)| f.is_finite() && f >= 0.0);
+        let mut thresholds: Vec<f64> = if monotone { factors.iter().map(|&(_, f)| largest_passing(|rw| passes(&ecc, rw, f, 1.0))).collect() } else { Vec::new() };
+        if !thresholds.windows(2).all(|w| w[0] <= w[1]) {
+            thresholds.clear();
+        }
+        Detector { model, ecc, grid, factors, thresholds }
     }
 
     /// `estimate` scales the RBER the detector sees (1.0 = an exact oracle).
@@ -251,19 +255,18 @@ impl Detector {
         Detected { step_mv: self.grid.min_mv, beyond_ecc: true }
     }
 
-    /// `detect_by_test(rw, 1.0)` by the precomputed thresholds (`rw >= 0`): the same answer, as
-    /// the test holds exactly when `rw <= threshold`; with ascending thresholds, the first step
-    /// passed is the number of thresholds below `rw`, counted without a branch (after one test
-    /// for the largest step, which every block of a fresh drive passes).
+    /// `detect_by_test(rw, 1.0)` by the precomputed thresholds (`rw >= 0`, thresholds not
+    /// empty): the same answer, as the test holds exactly when `rw <= threshold`, and with
+    /// thresholds that do not fall the first step passed is the number of thresholds below
+    /// `rw`, counted without a branch (after one test for the largest step, which every block of
+    /// a fresh drive passes).
     #[inline]
     fn detect_exact(&self, rw: f64) -> Detected {
         let i = if rw <= self.thresholds[0] {
             // The largest step passes: every block of a fresh drive, a branch that then never misses.
             0
-        } else if self.ascending {
-            self.thresholds.iter().map(|&t| usize::from(t < rw)).sum::<usize>()
         } else {
-            self.thresholds.iter().position(|&t| rw <= t).unwrap_or(self.thresholds.len())
+            self.thresholds.iter().map(|&t| usize::from(t < rw)).sum::<usize>()
         };
         match self.factors.get(i) {
             Some(&(step, _)) => Detected { step_mv: step, beyond_ecc: false },
@@ -281,9 +284,8 @@ fn passes(ecc: &EccLimit, rw: f64, f: f64, estimate: f64) -> bool {
 
 /// The largest non-negative `x` with `ok(x)`, for `ok` monotone (true up to some point, false
 /// after): a bisection over the bit patterns of the non-negative doubles, which are ordered as
-/// their values. -1.0 when even 0 fails; infinity when every finite value passes.
+/// their values. -1.0 when even 0 fails; infinity when infinity passes.
 fn largest_passing(ok: impl Fn(f64) -> bool) -> f64 {
-    let (mut lo, mut hi) = (0u64, f64::INFINITY.to_bits());
     if !ok(0.0) {
         return -1.0;
     }
@@ -291,6 +293,7 @@ fn largest_passing(ok: impl Fn(f64) -> bool) -> f64 {
         return f64::INFINITY;
     }
     // ok(lo) holds, ok(hi) does not.
+    let (mut lo, mut hi) = (0u64, f64::INFINITY.to_bits());
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
         if ok(f64::from_bits(mid)) {
@@ -550,7 +553,11 @@ mod tests {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
         for (i, (m, e, g)) in models.into_iter().enumerate() {
             let d = Detector::new(m, e, g);
-            assert_eq!(d.ascending, m.step_exponent >= 0.0, "model {i}");
+            // Thresholds that fall (γ < 0) are not kept: detection then runs the test.
+            assert_eq!(d.thresholds.is_empty(), m.step_exponent < 0.0, "model {i}");
+            if d.thresholds.is_empty() {
+                continue;
+            }
             let mut xs = vec![0.0, -0.0, f64::MIN_POSITIVE, 1e-300, 1.0, 1e300, f64::MAX];
             for &t in &d.thresholds {
                 if t.is_finite() && t > 0.0 {
@@ -569,6 +576,34 @@ mod tests {
         let d = Detector::new(base, EccLimit::default(), StepGrid::VIOS);
         let steps: std::collections::BTreeSet<u16> = (0..2_000).map(|k| d.detect_worn(k as f64 * 1e-6, 1.0, 1.0).step_mv).collect();
         assert_eq!(steps.len(), 11);
+    }
+
+    /// `detect_worn`, whichever way it takes, answers as the test: with and without thresholds
+    /// (falling ones, a margin below -1, infinite factors that make 0 x inf a NaN, which fails
+    /// where larger values pass), with a noisy estimate beside the thresholds, and for a NaN.
+    #[test]
+    fn detection_answers_as_the_test_on_every_path() {
+        let base = RberModel::default();
+        let models = [
+            (base, EccLimit::default()),
+            (RberModel { step_exponent: -1.5, ..base }, EccLimit::default()),
+            (base, EccLimit { limit: 7.5e-4, margin: -2.0 }),
+            (base, EccLimit { limit: f64::INFINITY, margin: f64::INFINITY }),
+            (RberModel { step_exponent: 2000.0, ..base }, EccLimit { limit: f64::INFINITY, margin: 0.15 }),
+        ];
+        for (i, (m, e)) in models.into_iter().enumerate() {
+            let d = Detector::new(m, e, StepGrid::VIOS);
+            assert_eq!(d.thresholds.is_empty(), i > 0, "model {i}");
+            let mut xs = vec![0.0, 1e-6, 3.7e-4, 1e-3, 1.0, f64::NAN];
+            for &t in &Detector::new(base, EccLimit::default(), StepGrid::VIOS).thresholds {
+                xs.extend([t, t.next_up(), t.next_down()]);
+            }
+            for x in xs {
+                for est in [1.0, 0.9, 1.1] {
+                    assert_eq!(d.detect_worn(x, 1.0, est), d.detect_by_test(x, est), "model {i}, rw = {x:e}, estimate {est}");
+                }
+            }
+        }
     }
 
     #[test]
