@@ -14,7 +14,8 @@ heaviest combination, Slacker with suspension, dynamic allocation, Pattern with 
 PASS, `compat=mqsim`, `compat=ssdsim`, PIQ with held requests, a preconditioned GC run, FCFS with
 suspension and GC, FCFS with RR/WR's idle-time re-programs) and
 compares their JSON without the wall-clock fields (the benchmark's `FLASHSCHED_BENCH_JSON`).
-Exit status 1 if any differs.
+Exit status 1 if any differs. `--added ssd.some_field` (repeatable) accepts an output field that
+only the new build writes (a change that adds one), printing its values.
 
 `speed` runs the two binaries in turn, `--rounds` times, 3 runs each, and prints for each the
 best, the 90th-percentile-fastest and the median simulated requests per second over all its runs.
@@ -47,11 +48,12 @@ def strip(doc):
     return doc
 
 
-def differences(a, b, path: str = "") -> list[str]:
+def differences(a, b, path: str = "", added: frozenset[str] = frozenset()) -> list[str]:
     if isinstance(a, dict) and isinstance(b, dict):
-        return [d for k in sorted(set(a) | set(b)) for d in differences(a.get(k), b.get(k), f"{path}.{k}")]
+        keys = sorted(set(a) | set(b))
+        return [d for k in keys if not (f"{path}.{k}"[1:] in added and k not in a) for d in differences(a.get(k), b.get(k), f"{path}.{k}", added)]
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{path}[{i}]")]
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in differences(x, y, f"{path}[{i}]", added)]
     return [] if a == b else [f"{path}: {str(a)[:60]} != {str(b)[:60]}"]
 
 
@@ -65,7 +67,13 @@ def run(binary: str, sets: list[str], repeats: int, json_path: str | None = None
     return p.stdout
 
 
-def same(old: str, new: str) -> int:
+def field(doc, path: str):
+    for k in path.split("."):
+        doc = doc.get(k) if isinstance(doc, dict) else None
+    return doc
+
+
+def same(old: str, new: str, added: frozenset[str] = frozenset()) -> int:
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, sets in CONFIGS.items():
@@ -74,8 +82,9 @@ def same(old: str, new: str) -> int:
                 path = str(Path(tmp) / f"{name}.{i}.json")
                 run(binary, sets, 1, path)
                 docs.append(strip(json.loads(Path(path).read_text())))
-            diff = differences(*docs)
-            print(f"{name:12} {'same' if not diff else 'DIFFERENT'}")
+            diff = differences(*docs, added=added)
+            extra = "".join(f", {f} = {field(docs[1], f)}" for f in sorted(added))
+            print(f"{name:12} {'same' if not diff else 'DIFFERENT'}{extra}")
             for d in diff[:10]:
                 print(f"    {d}")
             bad |= bool(diff)
@@ -106,6 +115,7 @@ def main() -> int:
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=12)
+    ap.add_argument("--added", action="append", default=[], help="same: an output field only the new build writes (dotted path)")
     ap.add_argument("sets", nargs="*", help="key=value overrides (speed only)")
     a = ap.parse_intermixed_args()
     for b in (a.old, a.new):
@@ -114,7 +124,7 @@ def main() -> int:
     if a.what == "same":
         if a.sets:
             sys.exit("same: overrides are not taken (it runs its own fourteen configurations)")
-        return same(a.old, a.new)
+        return same(a.old, a.new, frozenset(a.added))
     return speed(a.old, a.new, a.rounds, a.sets)
 
 

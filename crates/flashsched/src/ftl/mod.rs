@@ -95,6 +95,9 @@ pub struct PlaneState {
     pub frontier_gen: u32,
     /// Bumped whenever the set of free blocks changes (a block is taken or erased).
     pub free_gen: u32,
+    /// Valid pages in the plane's blocks: what speed-aware placement bounds (`sim::placement`),
+    /// kept here because a program already touches this record.
+    pub valid: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<PlaneState>() == 64);
@@ -143,6 +146,7 @@ impl Ftl {
                 gc_pending: 0,
                 frontier_gen: 0,
                 free_gen: 0,
+                valid: 0,
             })
             .collect();
         Ftl {
@@ -511,6 +515,7 @@ impl Ftl {
         let block = self.layout.block_of(ppn);
         self.valid_bits.set(ppn);
         self.blocks[block].valid += 1;
+        self.planes[self.layout.plane_of_block(block) as usize].valid += 1;
         let slot = self.blocks[block].p2l_slot;
         self.p2l.set(slot, self.layout.page_in_block(ppn), lpn);
     }
@@ -519,6 +524,7 @@ impl Ftl {
         let block = self.layout.block_of(ppn);
         debug_assert!(self.is_valid(ppn));
         self.valid_bits.clear(ppn);
+        self.planes[self.layout.plane_of_block(block) as usize].valid -= 1;
         let b = &mut self.blocks[block];
         b.valid -= 1;
         b.invalid += 1;
@@ -677,6 +683,10 @@ impl Ftl {
         if free != self.total_free_blocks() {
             return Err(format!("{free} free blocks but the planes count {}", self.total_free_blocks()));
         }
+        let plane_valid: u64 = self.planes.iter().map(|p| p.valid as u64).sum();
+        if plane_valid != valid {
+            return Err(format!("{valid} valid pages but the planes count {plane_valid}"));
+        }
         Ok(())
     }
 
@@ -727,6 +737,10 @@ impl Ftl {
             let free = (first..first + self.layout.blocks_per_plane).filter(|&b| self.blocks[b].state == BlockState::Free).count() as u32;
             if free != ps.free_blocks {
                 return Err(format!("plane {i}: free count {} but {free} free blocks", ps.free_blocks));
+            }
+            let valid: u32 = (first..first + self.layout.blocks_per_plane).map(|b| self.blocks[b].valid as u32).sum();
+            if valid != ps.valid {
+                return Err(format!("plane {i}: valid count {} but its blocks hold {valid} valid pages", ps.valid));
             }
             for (s, (&a, &wp)) in ps.active.iter().zip(&ps.open_wp).enumerate() {
                 let want = if a == NONE { 0 } else { self.blocks[a].write_ptr };

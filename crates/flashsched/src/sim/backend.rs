@@ -332,6 +332,9 @@ impl Simulator {
     /// per write yet). A copyback GC move whose pages differ in parity (`ctrl::command`) sends
     /// the data out to the controller and back in: two page transfers on the program.
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
+        if self.hil_places {
+            self.placed_write_programmed(t);
+        }
         if self.cross_plane {
             self.program_across_planes(lpn, ppn);
         } else {

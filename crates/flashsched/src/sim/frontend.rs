@@ -292,8 +292,11 @@ impl Simulator {
                 None => self.pop_hil_policy(),
             };
             let Some(t) = t else { break };
-            if self.hil_places && self.txns.get(t).place != Placement::Static {
-                self.place_by_speed(t);
+            if self.hil_places {
+                if self.txns.get(t).place != Placement::Static || self.at_fill_limit(t) {
+                    self.place_by_speed(t);
+                }
+                self.placed_write_queued(t);
             }
             self.to_tsu(t);
         }

@@ -98,6 +98,9 @@ impl Simulator {
         stalled.remove(at);
         self.counters.write_stalls -= 1;
         self.counters.writes_relocated += 1;
+        if self.hil_places {
+            self.placed_write_moves(t, plane);
+        }
         let w = self.txns.get_mut(t);
         w.plane = plane;
         w.die = self.layout.die_of_plane(plane);

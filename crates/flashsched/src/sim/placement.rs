@@ -9,8 +9,21 @@
 //! offers, and each chip's fastest and slowest planes, are cached until the FTL reports that a
 //! frontier changed (`PlaneState::frontier_gen`). Without process variation, or with an explicit
 //! `device.program_mode` (every block then programs alike), nothing moves.
+//!
+//! Every write moved to another plane stays there until overwritten, so on a full drive the
+//! fastest planes would fill with valid pages GC cannot reclaim and stall the run. A plane
+//! therefore takes a placed write only while it holds fewer valid pages than its share of the
+//! logical space plus `hil.vios.overfill` of its spare pages (`SpeedCache::valid_limit`) [INFER:
+//! the paper's drive is never full]; a write whose chosen plane is at that limit goes to the best
+//! plane of its chip below it (the one with the fewest valid pages when none offers a page by
+//! speed), and a write whose own plane is at the limit leaves it, even an unconflicted one left in
+//! place (`hil.vios.unconflicted = "static"`). A write into the plane that holds its page's
+//! current copy adds no valid page and is always taken; host writes queued for a plane that will
+//! add one count as its valid pages. A write goes to a plane at the limit only when no plane of
+//! its chip takes it; under static allocation every page stays in its chip, and its current
+//! copy's plane always takes it.
 
-use super::txn::{Placement, TxnId};
+use super::txn::{Placement, TxnId, TxnKind};
 use super::Simulator;
 use crate::ftl::Writer;
 use crate::nand::NONE;
@@ -49,6 +62,28 @@ pub(super) struct SpeedCache {
     promoted: Vec<(u32, bool)>,
     /// Per chip: its fastest and slowest frontiers.
     chip_extremes: Vec<ChipExtremes>,
+    /// A plane holding this many valid pages or more takes no placed write while another plane
+    /// of its chip holds fewer: its share of the logical pages plus `hil.vios.overfill` of the
+    /// rest of its pages.
+    valid_limit: u32,
+    /// Per plane: host writes sent to it that have not taken their page yet and will add a
+    /// valid page (their page's current copy is elsewhere). They count against the limit: on an
+    /// overloaded drive thousands wait for a plane, and counting only programmed pages let a
+    /// plane pass the limit by that many.
+    queued: Vec<u32>,
+    /// Per transaction slot: the host write in it is counted in `queued` (a side table, not a
+    /// field of `Txn`, which is full).
+    adds_page: Vec<bool>,
+}
+
+impl SpeedCache {
+    pub(super) fn new(s: &crate::config::Settings, layout: &crate::nand::Layout) -> Self {
+        let pages = layout.blocks_per_plane as u64 * layout.pages_per_block as u64;
+        let share = (s.logical_pages() / layout.planes() as u64).min(pages);
+        let overfill = s.resolved.float("hil.vios.overfill");
+        let limit = share + ((pages - share) as f64 * overfill).floor() as u64;
+        SpeedCache { valid_limit: limit.min(u32::MAX as u64) as u32, queued: vec![0; layout.planes() as usize], ..Default::default() }
+    }
 }
 
 impl Simulator {
@@ -57,25 +92,44 @@ impl Simulator {
     #[inline(never)]
     pub(super) fn place_by_speed(&mut self, t: TxnId) {
         // Only called when the device queue places writes, blocks differ and host writes program
-        // at their block's own speed (`Simulator::hil_places`).
+        // at their block's own speed (`Simulator::hil_places`), for a write placed by speed or
+        // one whose own plane is at the fill limit.
         let x = *self.txns.get(t);
-        if x.place == Placement::Static {
+        let chip = self.layout.chip_of_die(x.die);
+        // The plane speed alone picks: `None` for a write left in place (unplaced, or its plane
+        // has no page to offer now, so it waits there for GC).
+        let by_speed = match x.place {
+            Placement::Static => None,
+            _ => self.offers(x.plane).map(|own| {
+                let fast = x.place == Placement::Fastest;
+                let own = if fast { own.0 } else { own.1 };
+                let e = self.chip_extremes(chip);
+                let (p, s) = if fast { e.fastest } else { e.slowest };
+                // The first plane at the extreme step, unless the allocator's plane is at it already.
+                if p != NONE && better(x.place, s, own) { p } else { x.plane }
+            }),
+        };
+        let old = self.old_plane(x.lpn);
+        let chosen = by_speed.unwrap_or(x.plane);
+        let plane = if !self.takes(chosen, old) {
+            self.counters.writes_at_fill_limit += 1;
+            let below = if by_speed.is_some() { self.best_taking(chip, x.place, x.plane, old) } else { None };
+            below.or_else(|| self.roomiest_taking(chip, old)).unwrap_or(chosen)
+        } else if by_speed.is_none() {
             return;
-        }
+        } else {
+            chosen
+        };
+        debug_assert!(self.takes(plane, old) || !self.planes_of_chip(chip).any(|p| self.takes(p, old)), "a write sent to plane {plane} at the fill limit while another plane of chip {chip} takes it");
         let fast = x.place == Placement::Fastest;
-        let Some(own) = self.offers(x.plane) else { return };
-        let own = if fast { own.0 } else { own.1 };
-        let e = self.chip_extremes(self.layout.chip_of_die(x.die));
-        let (p, s) = if fast { e.fastest } else { e.slowest };
-        // The first plane at the extreme step, unless the allocator's plane is at it already.
-        let plane = if p != NONE && better(x.place, s, own) { p } else { x.plane };
         if plane != x.plane {
             let w = self.txns.get_mut(t);
             w.plane = plane;
             w.die = self.layout.die_of_plane(plane);
             self.counters.writes_placed_elsewhere += 1;
         }
-        if self.ftl.needs_open(plane) {
+        // An unplaced write opens blocks in the FTL's order.
+        if x.place != Placement::Static && self.ftl.needs_open(plane) {
             // Skip the scan when this plane's next block was already picked for this kind of
             // write and its free blocks have not changed since.
             let mark = (self.ftl.planes[plane as usize].free_gen, fast);
@@ -95,6 +149,102 @@ impl Simulator {
         }
     }
 
+    /// `t` is a host write its plane cannot take under the fill limit (`place_by_speed` must
+    /// see it even when the device queue left it in place).
+    #[inline]
+    pub(super) fn at_fill_limit(&self, t: TxnId) -> bool {
+        let x = self.txns.get(t);
+        x.kind == TxnKind::HostWrite && !self.takes(x.plane, self.old_plane(x.lpn))
+    }
+
+    /// The plane holding `lpn`'s current copy (`NONE`: unmapped).
+    #[inline]
+    fn old_plane(&self, lpn: crate::nand::Lpn) -> u32 {
+        self.ftl.lookup(lpn).map_or(NONE, |p| self.layout.plane_of(p))
+    }
+
+    /// Valid pages of `plane` with the pages that host writes queued for it will add.
+    #[inline]
+    fn fill(&self, plane: u32) -> u32 {
+        self.ftl.planes[plane as usize].valid + self.speed.queued[plane as usize]
+    }
+
+    /// `plane` may take a write whose page's current copy is in `old`: the write adds no valid
+    /// page to the plane that holds that copy, and any other plane must be below the limit.
+    #[inline]
+    fn takes(&self, plane: u32, old: u32) -> bool {
+        plane == old || self.fill(plane) < self.speed.valid_limit
+    }
+
+    /// The device queue released `t` to its plane's chip (after placement): a host write adds
+    /// a valid page to that plane when it programs, unless its page's current copy is there.
+    /// Counted as the write goes and uncounted as it programs (`SpeedCache::adds_page`), so that the
+    /// count stays exact when the copy moves in between.
+    #[inline]
+    pub(super) fn placed_write_queued(&mut self, t: TxnId) {
+        let x = *self.txns.get(t);
+        if x.kind == TxnKind::HostWrite && self.old_plane(x.lpn) != x.plane {
+            self.speed.queued[x.plane as usize] += 1;
+            let slot = t as usize;
+            if slot >= self.speed.adds_page.len() {
+                self.speed.adds_page.resize(slot + 1, false);
+            }
+            self.speed.adds_page[slot] = true;
+        }
+    }
+
+    /// `t` took its page (`Simulator::place_write`).
+    #[inline]
+    pub(super) fn placed_write_programmed(&mut self, t: TxnId) {
+        if let Some(a) = self.speed.adds_page.get_mut(t as usize).filter(|a| **a) {
+            *a = false;
+            self.speed.queued[self.txns.get(t).plane as usize] -= 1;
+        }
+    }
+
+    /// A stalled host write `t` moves from its plane to `to` (`relocate_write`).
+    pub(super) fn placed_write_moves(&mut self, t: TxnId, to: u32) {
+        if self.speed.adds_page.get(t as usize).copied().unwrap_or(false) {
+            let x = self.txns.get(t);
+            self.speed.queued[x.plane as usize] -= 1;
+            self.speed.queued[to as usize] += 1;
+        }
+    }
+
+    /// The planes of `chip`.
+    fn planes_of_chip(&self, chip: u32) -> std::ops::Range<u32> {
+        let per_chip = self.layout.dies_per_chip * self.layout.planes_per_die;
+        chip * per_chip..(chip + 1) * per_chip
+    }
+
+    /// The plane of `chip` that takes the write (`takes`) that `place` picks, as
+    /// `place_by_speed` does among all planes: `own` if it takes it unless a plane beats it, else
+    /// the first extreme. `None`: no plane that takes it has a page to offer.
+    fn best_taking(&mut self, chip: u32, place: Placement, own: u32, old: u32) -> Option<u32> {
+        let fast = place == Placement::Fastest;
+        let step = |o: (u16, u16)| if fast { o.0 } else { o.1 };
+        let mut best = if self.takes(own, old) { self.offers(own).map(|o| (own, step(o))) } else { None };
+        for p in self.planes_of_chip(chip) {
+            if !self.takes(p, old) {
+                continue;
+            }
+            if let Some(s) = self.offers(p).map(step) {
+                if best.map_or(true, |(_, b)| better(place, s, b)) {
+                    best = Some((p, s));
+                }
+            }
+        }
+        best.map(|(p, _)| p)
+    }
+
+    /// The plane of `chip` that takes the write with the fewest valid and queued pages (the
+    /// first of equals): where a write goes whose plane cannot take it when no plane that can
+    /// offers a page by speed (or the device queue left the write in place). A plane with no
+    /// free page now still takes it: the write waits there for GC, which has pages to reclaim.
+    fn roomiest_taking(&self, chip: u32, old: u32) -> Option<u32> {
+        self.planes_of_chip(chip).filter(|&p| self.takes(p, old)).min_by_key(|&p| (self.fill(p), p))
+    }
+
     /// The first plane of `chip` with the fastest offer, and the first with the slowest, cached
     /// until a frontier of the chip moves.
     fn chip_extremes(&mut self, chip: u32) -> ChipExtremes {
@@ -112,10 +262,8 @@ impl Simulator {
             }
             return e;
         }
-        let per_chip = self.layout.dies_per_chip * self.layout.planes_per_die;
-        let first = chip * per_chip;
         let mut e = ChipExtremes { gen, fastest: (NONE, 0), slowest: (NONE, 0) };
-        for p in first..first + per_chip {
+        for p in self.planes_of_chip(chip) {
             if let Some((f, s)) = self.offers(p) {
                 if e.fastest.0 == NONE || f > e.fastest.1 {
                     e.fastest = (p, f);
@@ -203,6 +351,59 @@ fn choose(place: Placement, own: (u32, u16), candidates: impl Iterator<Item = (u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `tiny` with four-die chips (eight planes a chip), filled, worn to 12,000 P/E and
+    /// overwritten under VIOS with process variation: the fastest planes of each chip draw the
+    /// conflicting writes.
+    fn full_worn_drive(sets: &[&str]) -> Result<super::super::RunOutcome, super::super::SimError> {
+        let base = [
+            "device.geometry.dies_per_chip=4",
+            "device.variation.enabled=true",
+            "hil.scheduler=vios",
+            "ftl.precondition.pe_cycles=12000",
+            "ftl.precondition.fill=1.0",
+            "ftl.precondition.overwrites=0.5",
+            "ftl.gc.threshold=0.02",
+            "workload.kind=synthetic",
+            "workload.synthetic.requests=6000",
+            "workload.synthetic.interarrival=2ms",
+        ];
+        let all: Vec<String> = base.iter().chain(sets).map(|s| s.to_string()).collect();
+        let s = crate::config::load(Some("tiny"), None, &all).expect("config");
+        let sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
+        sim.run(&mut |_| true)
+    }
+
+    #[test]
+    fn the_fill_limit_keeps_a_full_worn_drive_under_vios_from_stalling() {
+        // Without a bound the fastest planes fill with valid pages and GC can reclaim nothing:
+        // the set-up shows the difference.
+        match full_worn_drive(&["hil.vios.overfill=1.0"]) {
+            Err(super::super::SimError::Stalled { why, .. }) => assert!(why.contains("no block GC can reclaim"), "{why}"),
+            other => panic!("expected a stall without the fill limit, got {:?}", other.map(|o| o.counters)),
+        }
+        // tiny: 32 planes of 1,024 pages, 28,672 logical pages: a share of 896 a plane.
+        let (share, pages) = (896, 1024);
+        for (overfill, unconflicted) in [(0.5, "slowest"), (0.5, "static"), (0.0, "slowest")] {
+            let o = full_worn_drive(&[&format!("hil.vios.overfill={overfill}"), &format!("hil.vios.unconflicted=\"{unconflicted}\"")])
+                .unwrap_or_else(|e| panic!("overfill {overfill}, {unconflicted}: {e}"));
+            let what = format!("overfill {overfill}, {unconflicted}: {:?}", o.plane_valid_end);
+            assert_eq!(o.completed, 6000, "{what}");
+            assert_eq!(o.invariants_ok, Ok(()), "{what}");
+            assert!(o.counters.writes_at_fill_limit > 1000, "{what}: {} at the limit", o.counters.writes_at_fill_limit);
+            // Every page stays in its chip (static allocation), where the plane of its current
+            // copy always takes it: no plane ever needs to pass the limit.
+            let limit = share + ((pages - share) as f64 * overfill) as u32;
+            assert!(o.plane_valid_end.1 <= limit, "{what}: limit {limit}");
+            if overfill > 0.0 {
+                assert!(o.counters.writes_placed_elsewhere > 1000, "{what}: {} moved", o.counters.writes_placed_elsewhere);
+            } else {
+                // A full drive has no room beyond the shares: nothing moves.
+                assert_eq!(o.counters.writes_placed_elsewhere, 0, "{what}");
+                assert_eq!(o.plane_valid_end, (share, share), "{what}");
+            }
+        }
+    }
 
     #[test]
     fn extremes_win_and_ties_keep_the_allocators_plane() {

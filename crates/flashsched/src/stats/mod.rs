@@ -334,6 +334,9 @@ pub struct DeviceCounters {
     pub copyback_fallbacks: u64,
     /// Host writes that speed-aware placement (VIOS) sent to another plane of their chip.
     pub writes_placed_elsewhere: u64,
+    /// Host writes whose plane under speed-aware placement held `hil.vios.overfill`'s limit of
+    /// valid pages, so that they went to another plane below it or stayed (none was).
+    pub writes_at_fill_limit: u64,
     /// Host writes moved off a plane that dynamic allocation had filled with valid data.
     pub writes_relocated: u64,
     /// Idle-time re-programs (RR) done, and those dropped (the page moved or no free page).
@@ -376,6 +379,7 @@ impl DeviceCounters {
             copyback_moves: self.copyback_moves - o.copyback_moves,
             copyback_fallbacks: self.copyback_fallbacks - o.copyback_fallbacks,
             writes_placed_elsewhere: self.writes_placed_elsewhere - o.writes_placed_elsewhere,
+            writes_at_fill_limit: self.writes_at_fill_limit - o.writes_at_fill_limit,
             writes_relocated: self.writes_relocated - o.writes_relocated,
             reprograms: self.reprograms - o.reprograms,
             reprograms_dropped: self.reprograms_dropped - o.reprograms_dropped,
