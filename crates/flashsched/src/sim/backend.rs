@@ -334,6 +334,7 @@ impl Simulator {
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
         if self.hil_places {
             self.placed_write_programmed(t);
+            self.page_moves(lpn, self.layout.plane_of(ppn));
         }
         if self.cross_plane {
             self.program_across_planes(lpn, ppn);

@@ -262,6 +262,9 @@ impl Simulator {
                         }
                     }
                     _ => {
+                        if self.hil_places {
+                            self.page_moves(lpn, NONE);
+                        }
                         self.ftl.trim(lpn);
                     }
                 }

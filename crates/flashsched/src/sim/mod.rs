@@ -345,12 +345,15 @@ impl Simulator {
             rmw: s.resolved.str("ftl.partial_writes") == "read_modify_write",
             rmw_waiting: rustc_hash::FxHashMap::default(),
             hil_places,
-            speed: placement::SpeedCache::new(s, &layout),
+            speed: placement::SpeedCache::default(),
             cross_plane: false,
             gc_recheck: Vec::new(),
             stuck: Vec::new(),
         };
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
+        if sim.hil_places {
+            sim.speed = placement::SpeedCache::new(s, &sim.ftl);
+        }
         // Blocks aged to the limit by preconditioning failed before the run.
         if sim.erase_limit > 0 {
             sim.wear.start_counts = sim.ftl.erase_counts();
@@ -504,11 +507,13 @@ impl Simulator {
         }
         let c = self.device_counters();
         let start = self.measure_start.unwrap_or(0);
-        let (erase_counts, invariants_ok) = if self.full_check {
-            (self.ftl.erase_counts(), self.ftl.check_invariants())
+        let (erase_counts, invariants_ok, plane_valid_end) = if self.full_check {
+            (self.ftl.erase_counts(), self.ftl.check_invariants(), self.ftl.plane_valid_range())
         } else {
             self.ftl.erase_counts_and_check()
         };
+        #[cfg(debug_assertions)]
+        self.check_placement_counts();
         RunOutcome {
             read: self.read,
             write: self.write,
@@ -526,7 +531,7 @@ impl Simulator {
             erase_counts,
             free_blocks_min: self.free_min,
             free_blocks_end: self.ftl.total_free_blocks(),
-            plane_valid_end: self.ftl.planes.iter().fold((u32::MAX, 0), |(lo, hi), p| (lo.min(p.valid), hi.max(p.valid))),
+            plane_valid_end,
             mapped_pages: self.ftl.mapped_pages(),
             logical_pages: self.logical_pages,
             ftl_memory_bytes: self.ftl.memory_bytes(),

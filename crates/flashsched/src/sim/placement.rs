@@ -66,6 +66,9 @@ pub(super) struct SpeedCache {
     /// of its chip holds fewer: its share of the logical pages plus `hil.vios.overfill` of the
     /// rest of its pages.
     valid_limit: u32,
+    /// Per plane: its valid pages, kept by the simulator as pages are programmed and trimmed
+    /// (`page_moves`) only in runs that place writes, so that no other run pays for it.
+    valid: Vec<u32>,
     /// Per plane: host writes sent to it that have not taken their page yet and will add a
     /// valid page (their page's current copy is elsewhere). They count against the limit: on an
     /// overloaded drive thousands wait for a plane, and counting only programmed pages let a
@@ -77,12 +80,20 @@ pub(super) struct SpeedCache {
 }
 
 impl SpeedCache {
-    pub(super) fn new(s: &crate::config::Settings, layout: &crate::nand::Layout) -> Self {
+    /// For a run whose device queue places writes (`Simulator::hil_places`), on the drive as
+    /// preconditioning left it.
+    pub(super) fn new(s: &crate::config::Settings, ftl: &crate::ftl::Ftl) -> Self {
+        let layout = &ftl.layout;
         let pages = layout.blocks_per_plane as u64 * layout.pages_per_block as u64;
         let share = (s.logical_pages() / layout.planes() as u64).min(pages);
         let overfill = s.resolved.float("hil.vios.overfill");
         let limit = share + ((pages - share) as f64 * overfill).floor() as u64;
-        SpeedCache { valid_limit: limit.min(u32::MAX as u64) as u32, queued: vec![0; layout.planes() as usize], ..Default::default() }
+        SpeedCache {
+            valid_limit: limit.min(u32::MAX as u64) as u32,
+            valid: (0..layout.planes()).map(|p| ftl.plane_valid_pages(p)).collect(),
+            queued: vec![0; layout.planes() as usize],
+            ..Default::default()
+        }
     }
 }
 
@@ -166,7 +177,30 @@ impl Simulator {
     /// Valid pages of `plane` with the pages that host writes queued for it will add.
     #[inline]
     fn fill(&self, plane: u32) -> u32 {
-        self.ftl.planes[plane as usize].valid + self.speed.queued[plane as usize]
+        self.speed.valid[plane as usize] + self.speed.queued[plane as usize]
+    }
+
+    /// `lpn`'s current copy moves to `to` (`NONE`: trimmed), before the FTL records it.
+    #[inline]
+    pub(super) fn page_moves(&mut self, lpn: crate::nand::Lpn, to: u32) {
+        let old = self.old_plane(lpn);
+        if old != NONE {
+            self.speed.valid[old as usize] -= 1;
+        }
+        if to != NONE {
+            self.speed.valid[to as usize] += 1;
+        }
+    }
+
+    /// The placement's valid-page counts match the FTL's blocks (debug builds, end of run).
+    #[cfg(debug_assertions)]
+    pub(super) fn check_placement_counts(&self) {
+        if self.hil_places {
+            for p in 0..self.layout.planes() {
+                assert_eq!(self.speed.valid[p as usize], self.ftl.plane_valid_pages(p), "plane {p}'s valid pages, as placement counts them");
+            }
+            assert!(self.speed.queued.iter().all(|&q| q == 0), "host writes counted as queued at the end");
+        }
     }
 
     /// `plane` may take a write whose page's current copy is in `old`: the write adds no valid
