@@ -503,9 +503,11 @@ impl Ftl {
         b
     }
 
-    /// Record that `lpn` now lives at `ppn` (just allocated): the old copy, if any, becomes invalid.
-    pub fn program(&mut self, lpn: Lpn, ppn: Ppn) {
-        if let Some(old) = self.l2p.set(lpn, ppn) {
+    /// Record that `lpn` now lives at `ppn` (just allocated): the old copy, if any, becomes
+    /// invalid. Returns that old copy.
+    pub fn program(&mut self, lpn: Lpn, ppn: Ppn) -> Option<Ppn> {
+        let old = self.l2p.set(lpn, ppn);
+        if let Some(old) = old {
             self.invalidate(old);
         }
         let block = self.layout.block_of(ppn);
@@ -513,6 +515,7 @@ impl Ftl {
         self.blocks[block].valid += 1;
         let slot = self.blocks[block].p2l_slot;
         self.p2l.set(slot, self.layout.page_in_block(ppn), lpn);
+        old
     }
 
     fn invalidate(&mut self, ppn: Ppn) {

@@ -32,7 +32,7 @@ pub use super::bits::Bits;
 use super::{Collecting, DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
-use crate::sim::txn::{Placement, ReqId, Txn, TxnId};
+use crate::sim::txn::{Placement, ReqId, Txn, TxnId, TxnKind};
 
 /// Requests with no channel in common.
 #[derive(Debug, Clone)]
@@ -282,6 +282,10 @@ impl Vios {
         if !read {
             for &t in &w.txns {
                 let x = &mut txns[t as usize];
+                // A write request's read-modify-write reads stay where their page is.
+                if x.kind != TxnKind::HostWrite {
+                    continue;
+                }
                 let chip = self.layout.chip_of_die(x.die);
                 let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
                 x.place = if conflict { Placement::Fastest } else { self.unconflicted };
@@ -346,7 +350,7 @@ impl Vios {
                             if layout.chip_of_die(x.die) != c {
                                 return true;
                             }
-                            if !read {
+                            if !read && x.kind == TxnKind::HostWrite {
                                 x.place = if conflict { Placement::Fastest } else { unconflicted };
                             }
                             releasing.push_back(t);

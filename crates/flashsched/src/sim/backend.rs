@@ -156,6 +156,9 @@ impl Simulator {
     pub(super) fn start_txn(&mut self, die: u32, t: TxnId) {
         let now = self.now;
         let txn = *self.txns.get(t);
+        // A read goes to the plane holding its page (speed-aware placement once moved read-
+        // modify-write reads with their request's writes).
+        debug_assert!(!matches!(txn.kind, TxnKind::HostRead | TxnKind::GcRead) || txn.ppn == NONE || self.layout.plane_of(txn.ppn) == txn.plane, "a read of ppn {} sent to plane {}", txn.ppn, txn.plane);
         let phase = match txn.kind {
             TxnKind::HostRead => {
                 // The program-speed policy keeps the kind of the last read (RR/WR's read-conflict tag).
@@ -332,19 +335,14 @@ impl Simulator {
     /// per write yet). A copyback GC move whose pages differ in parity (`ctrl::command`) sends
     /// the data out to the controller and back in: two page transfers on the program.
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
-        if self.hil_places {
-            self.placed_write_programmed(t);
-            self.page_moves(lpn, self.layout.plane_of(ppn));
-        }
-        if self.cross_plane {
-            self.program_across_planes(lpn, ppn);
-        } else {
-            self.ftl.program(lpn, ppn);
-        }
+        let old = if self.cross_plane { self.program_across_planes(lpn, ppn) } else { self.ftl.program(lpn, ppn) };
         let (kind, die) = {
             let x = self.txns.get(t);
             (x.kind, x.die)
         };
+        if self.hil_places {
+            self.page_programmed(kind, old, ppn);
+        }
         let mode = match (kind, self.speed_fixed) {
             (TxnKind::HostWrite, Some(m)) => m,
             (TxnKind::HostWrite, None) => {

@@ -263,7 +263,7 @@ impl Simulator {
                     }
                     _ => {
                         if self.hil_places {
-                            self.page_moves(lpn, NONE);
+                            self.page_trimmed(lpn);
                         }
                         self.ftl.trim(lpn);
                     }
@@ -295,7 +295,7 @@ impl Simulator {
                 None => self.pop_hil_policy(),
             };
             let Some(t) = t else { break };
-            if self.hil_places {
+            if self.hil_places && self.txns.get(t).kind == TxnKind::HostWrite {
                 if self.txns.get(t).place != Placement::Static || self.at_fill_limit(t) {
                     self.place_by_speed(t);
                 }

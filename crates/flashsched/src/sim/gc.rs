@@ -99,7 +99,7 @@ impl Simulator {
         self.counters.write_stalls -= 1;
         self.counters.writes_relocated += 1;
         if self.hil_places {
-            self.placed_write_moves(t, plane);
+            self.placed_write_moves(x.plane, plane);
         }
         let w = self.txns.get_mut(t);
         w.plane = plane;
@@ -122,13 +122,13 @@ impl Simulator {
     /// reclaim, and this invalidation may have made one, so GC is asked there again (nothing
     /// else would: its own writes cannot start) once the die has begun this write
     /// (`gc_recheck`).
-    pub(super) fn program_across_planes(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) {
-        let old = self.ftl.lookup(lpn).map(|o| self.layout.plane_of(o));
-        self.ftl.program(lpn, ppn);
-        if let Some(p) = old.filter(|&p| p != self.layout.plane_of(ppn)) {
+    pub(super) fn program_across_planes(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) -> Option<crate::nand::Ppn> {
+        let old = self.ftl.program(lpn, ppn);
+        if let Some(p) = old.map(|o| self.layout.plane_of(o)).filter(|&p| p != self.layout.plane_of(ppn)) {
             if !self.stalled[p as usize].is_empty() {
                 self.gc_recheck.push(p);
             }
         }
+        old
     }
 }

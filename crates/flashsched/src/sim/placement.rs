@@ -11,17 +11,20 @@
 //! `device.program_mode` (every block then programs alike), nothing moves.
 //!
 //! Every write moved to another plane stays there until overwritten, so on a full drive the
-//! fastest planes would fill with valid pages GC cannot reclaim and stall the run. A plane
-//! therefore takes a placed write only while it holds fewer valid pages than its share of the
-//! logical space plus `hil.vios.overfill` of its spare pages (`SpeedCache::valid_limit`) [INFER:
-//! the paper's drive is never full]; a write whose chosen plane is at that limit goes to the best
-//! plane of its chip below it (the one with the fewest valid pages when none offers a page by
-//! speed), and a write whose own plane is at the limit leaves it, even an unconflicted one left in
-//! place (`hil.vios.unconflicted = "static"`). A write into the plane that holds its page's
-//! current copy adds no valid page and is always taken; host writes queued for a plane that will
-//! add one count as its valid pages. A write goes to a plane at the limit only when no plane of
-//! its chip takes it; under static allocation every page stays in its chip, and its current
-//! copy's plane always takes it.
+//! fastest planes would fill with valid pages GC cannot reclaim and stall the run. So a plane's
+//! fill is its valid pages plus the host writes queued for it, and a plane whose fill has reached
+//! the limit (`FillLimit::limit`: its share of the logical space plus `hil.vios.overfill` of its
+//! spare pages, capped to leave GC its reserve) takes only writes of pages whose current copy it
+//! holds, which add no valid page [INFER: the paper's drive is never full]. A write the plane
+//! chosen for it does not take goes to the best plane of its chip that does (by speed; the one
+//! with the lowest fill when none offers a page by speed), also one the device queue left in place
+//! (`hil.vios.unconflicted = "static"`); when no plane takes it (a page with no copy in the chip:
+//! never written, trimmed, or moved away by wear leveling), to the plane with the lowest fill. When
+//! every page stays in its chip (static allocation without wear-leveling migrations) the plane
+//! holding a page's copy always takes its write, so no plane passes the limit through placement
+//! but for writes of pages with no copy, made while every plane of the chip was at it.
+//! Relocated stalled writes and wear-leveling migrations (which cross planes and chips) do not
+//! look at the limit.
 
 use super::txn::{Placement, TxnId, TxnKind};
 use super::Simulator;
@@ -47,8 +50,8 @@ impl ChipExtremes {
     const STALE: ChipExtremes = ChipExtremes { gen: u32::MAX, fastest: (NONE, 0), slowest: (NONE, 0) };
 }
 
-/// What speed-aware placement keeps between writes, each part allocated on first use and valid
-/// while the FTL generation it records is current.
+/// What speed-aware placement keeps between writes: caches, each allocated on first use and valid
+/// while the FTL generation it records is current, and the planes' fill (`FillLimit`).
 #[derive(Debug, Default)]
 pub(super) struct SpeedCache {
     /// Per plane: the frontier generation seen and the steps the plane offers a fast and a slow
@@ -62,21 +65,29 @@ pub(super) struct SpeedCache {
     promoted: Vec<(u32, bool)>,
     /// Per chip: its fastest and slowest frontiers.
     chip_extremes: Vec<ChipExtremes>,
-    /// A plane holding this many valid pages or more takes no placed write while another plane
-    /// of its chip holds fewer: its share of the logical pages plus `hil.vios.overfill` of the
-    /// rest of its pages.
-    valid_limit: u32,
-    /// Per plane: its valid pages, kept by the simulator as pages are programmed and trimmed
-    /// (`page_moves`) only in runs that place writes, so that no other run pays for it.
+    /// The planes' valid pages against the fill limit (runs that place writes only).
+    fill: FillLimit,
+}
+
+/// How full each plane is, against the limit beyond which it takes no write moved to it
+/// (`hil.vios.overfill`). Kept only in runs that place writes, so that no other run pays for it.
+#[derive(Debug, Default)]
+struct FillLimit {
+    /// A plane whose valid and queued pages reach this takes no write but those of pages whose
+    /// current copy it holds: its share of the logical pages plus `hil.vios.overfill` of the rest
+    /// of its pages, and never more than leaves GC its floor of free blocks and the block the
+    /// host leaves it (`Ftl::allocate`).
+    limit: u32,
+    /// Per plane: its valid pages, followed as pages are programmed (`page_programmed`) and
+    /// trimmed (`page_trimmed`).
     valid: Vec<u32>,
-    /// Per plane: host writes sent to it that have not taken their page yet and will add a
-    /// valid page (their page's current copy is elsewhere). They count against the limit: on an
-    /// overloaded drive thousands wait for a plane, and counting only programmed pages let a
-    /// plane pass the limit by that many.
+    /// Per plane: host writes sent to it that have not taken their page yet. They count as pages
+    /// the plane will hold: on an overloaded drive thousands wait for a plane, and counting only
+    /// programmed pages let a plane pass the limit by that many. (Those that will replace a copy
+    /// already in the plane add nothing; counting them too errs on the side of room, stays right
+    /// when two writes of a page overlap, and spares a look-up of every write's old copy, a
+    /// cache miss that cost the heaviest benchmark 4%.)
     queued: Vec<u32>,
-    /// Per transaction slot: the host write in it is counted in `queued` (a side table, not a
-    /// field of `Txn`, which is full).
-    adds_page: Vec<bool>,
 }
 
 impl SpeedCache {
@@ -84,16 +95,20 @@ impl SpeedCache {
     /// preconditioning left it.
     pub(super) fn new(s: &crate::config::Settings, ftl: &crate::ftl::Ftl) -> Self {
         let layout = &ftl.layout;
-        let pages = layout.blocks_per_plane as u64 * layout.pages_per_block as u64;
+        let ppb = layout.pages_per_block as u64;
+        let pages = layout.blocks_per_plane as u64 * ppb;
         let share = (s.logical_pages() / layout.planes() as u64).min(pages);
         let overfill = s.resolved.float("hil.vios.overfill");
-        let limit = share + ((pages - share) as f64 * overfill).floor() as u64;
-        SpeedCache {
-            valid_limit: limit.min(u32::MAX as u64) as u32,
-            valid: (0..layout.planes()).map(|p| ftl.plane_valid_pages(p)).collect(),
+        let gc_room = pages.saturating_sub((ftl.gc_floor as u64 + 1) * ppb);
+        let limit = (share + ((pages - share) as f64 * overfill).floor() as u64).min(gc_room);
+        let fill = FillLimit {
+            limit: limit.min(u32::MAX as u64) as u32,
+            // A drive nothing was written to is all zeros, without a walk of its block table
+            // (16 MB on the reference drive, whose pages would all be touched for it).
+            valid: if ftl.mapped_pages() == 0 { vec![0; layout.planes() as usize] } else { (0..layout.planes()).map(|p| ftl.plane_valid_pages(p)).collect() },
             queued: vec![0; layout.planes() as usize],
-            ..Default::default()
-        }
+        };
+        SpeedCache { fill, ..Default::default() }
     }
 }
 
@@ -120,18 +135,34 @@ impl Simulator {
                 if p != NONE && better(x.place, s, own) { p } else { x.plane }
             }),
         };
-        let old = self.old_plane(x.lpn);
         let chosen = by_speed.unwrap_or(x.plane);
-        let plane = if !self.takes(chosen, old) {
-            self.counters.writes_at_fill_limit += 1;
-            let below = if by_speed.is_some() { self.best_taking(chip, x.place, x.plane, old) } else { None };
-            below.or_else(|| self.roomiest_taking(chip, old)).unwrap_or(chosen)
-        } else if by_speed.is_none() {
-            return;
-        } else {
+        let plane = if self.below_limit(chosen) {
+            if by_speed.is_none() {
+                return;
+            }
             chosen
+        } else {
+            // Only now is the old copy's plane needed (a look-up that misses the cache).
+            let old = self.old_plane(x.lpn);
+            if self.takes(chosen, old) {
+                chosen
+            } else {
+                self.counters.writes_at_fill_limit += 1;
+                let below = if by_speed.is_some() { self.best_taking(chip, x.place, x.plane, old) } else { None };
+                // No plane takes it only for a page with no copy in the chip (never written,
+                // trimmed, or moved to another chip by wear leveling): the fullest plane must not
+                // get it either.
+                below.or_else(|| self.roomiest_taking(chip, old)).unwrap_or_else(|| self.roomiest(chip))
+            }
         };
-        debug_assert!(self.takes(plane, old) || !self.planes_of_chip(chip).any(|p| self.takes(p, old)), "a write sent to plane {plane} at the fill limit while another plane of chip {chip} takes it");
+        if by_speed.is_none() && plane == x.plane {
+            return;
+        }
+        #[cfg(debug_assertions)]
+        {
+            let old = self.old_plane(x.lpn);
+            debug_assert!(self.takes(plane, old) || !self.planes_of_chip(chip).any(|p| self.takes(p, old)), "a write sent to plane {plane} at the fill limit while another plane of chip {chip} takes it");
+        }
         let fast = x.place == Placement::Fastest;
         if plane != x.plane {
             let w = self.txns.get_mut(t);
@@ -165,7 +196,7 @@ impl Simulator {
     #[inline]
     pub(super) fn at_fill_limit(&self, t: TxnId) -> bool {
         let x = self.txns.get(t);
-        x.kind == TxnKind::HostWrite && !self.takes(x.plane, self.old_plane(x.lpn))
+        x.kind == TxnKind::HostWrite && !self.below_limit(x.plane) && !self.takes(x.plane, self.old_plane(x.lpn))
     }
 
     /// The plane holding `lpn`'s current copy (`NONE`: unmapped).
@@ -174,74 +205,71 @@ impl Simulator {
         self.ftl.lookup(lpn).map_or(NONE, |p| self.layout.plane_of(p))
     }
 
-    /// Valid pages of `plane` with the pages that host writes queued for it will add.
+    /// Valid pages of `plane` with the host writes queued for it.
     #[inline]
     fn fill(&self, plane: u32) -> u32 {
-        self.speed.valid[plane as usize] + self.speed.queued[plane as usize]
+        self.speed.fill.valid[plane as usize] + self.speed.fill.queued[plane as usize]
     }
 
-    /// `lpn`'s current copy moves to `to` (`NONE`: trimmed), before the FTL records it.
+    /// `plane`'s fill is below the limit: it takes any write.
     #[inline]
-    pub(super) fn page_moves(&mut self, lpn: crate::nand::Lpn, to: u32) {
-        let old = self.old_plane(lpn);
-        if old != NONE {
-            self.speed.valid[old as usize] -= 1;
-        }
-        if to != NONE {
-            self.speed.valid[to as usize] += 1;
-        }
-    }
-
-    /// The placement's valid-page counts match the FTL's blocks (debug builds, end of run).
-    #[cfg(debug_assertions)]
-    pub(super) fn check_placement_counts(&self) {
-        if self.hil_places {
-            for p in 0..self.layout.planes() {
-                assert_eq!(self.speed.valid[p as usize], self.ftl.plane_valid_pages(p), "plane {p}'s valid pages, as placement counts them");
-            }
-            assert!(self.speed.queued.iter().all(|&q| q == 0), "host writes counted as queued at the end");
-        }
+    fn below_limit(&self, plane: u32) -> bool {
+        self.fill(plane) < self.speed.fill.limit
     }
 
     /// `plane` may take a write whose page's current copy is in `old`: the write adds no valid
     /// page to the plane that holds that copy, and any other plane must be below the limit.
     #[inline]
     fn takes(&self, plane: u32, old: u32) -> bool {
-        plane == old || self.fill(plane) < self.speed.valid_limit
+        plane == old || self.below_limit(plane)
     }
 
-    /// The device queue released `t` to its plane's chip (after placement): a host write adds
-    /// a valid page to that plane when it programs, unless its page's current copy is there.
-    /// Counted as the write goes and uncounted as it programs (`SpeedCache::adds_page`), so that the
-    /// count stays exact when the copy moves in between.
+    /// The device queue released `t` to its plane's chip (after placement).
     #[inline]
     pub(super) fn placed_write_queued(&mut self, t: TxnId) {
-        let x = *self.txns.get(t);
-        if x.kind == TxnKind::HostWrite && self.old_plane(x.lpn) != x.plane {
-            self.speed.queued[x.plane as usize] += 1;
-            let slot = t as usize;
-            if slot >= self.speed.adds_page.len() {
-                self.speed.adds_page.resize(slot + 1, false);
-            }
-            self.speed.adds_page[slot] = true;
+        let x = self.txns.get(t);
+        if x.kind == TxnKind::HostWrite {
+            self.speed.fill.queued[x.plane as usize] += 1;
         }
     }
 
-    /// `t` took its page (`Simulator::place_write`).
+    /// A write took page `ppn`, replacing the copy at `old` (`Simulator::place_write`): the
+    /// planes' valid pages follow, and a host write leaves its plane's queue.
     #[inline]
-    pub(super) fn placed_write_programmed(&mut self, t: TxnId) {
-        if let Some(a) = self.speed.adds_page.get_mut(t as usize).filter(|a| **a) {
-            *a = false;
-            self.speed.queued[self.txns.get(t).plane as usize] -= 1;
+    pub(super) fn page_programmed(&mut self, kind: TxnKind, old: Option<crate::nand::Ppn>, ppn: crate::nand::Ppn) {
+        let plane = self.layout.plane_of(ppn);
+        if kind == TxnKind::HostWrite {
+            self.speed.fill.queued[plane as usize] -= 1;
+        }
+        if let Some(o) = old {
+            self.speed.fill.valid[self.layout.plane_of(o) as usize] -= 1;
+        }
+        self.speed.fill.valid[plane as usize] += 1;
+    }
+
+    /// `lpn` is about to be trimmed.
+    pub(super) fn page_trimmed(&mut self, lpn: crate::nand::Lpn) {
+        let old = self.old_plane(lpn);
+        if old != NONE {
+            self.speed.fill.valid[old as usize] -= 1;
         }
     }
 
-    /// A stalled host write `t` moves from its plane to `to` (`relocate_write`).
-    pub(super) fn placed_write_moves(&mut self, t: TxnId, to: u32) {
-        if self.speed.adds_page.get(t as usize).copied().unwrap_or(false) {
-            let x = self.txns.get(t);
-            self.speed.queued[x.plane as usize] -= 1;
-            self.speed.queued[to as usize] += 1;
+    /// A stalled host write moves from plane `from` to `to` (`relocate_write`).
+    pub(super) fn placed_write_moves(&mut self, from: u32, to: u32) {
+        self.speed.fill.queued[from as usize] -= 1;
+        self.speed.fill.queued[to as usize] += 1;
+    }
+
+    /// The placement's counts match the FTL's blocks and no host write is left queued (debug
+    /// builds, end of run).
+    #[cfg(debug_assertions)]
+    pub(super) fn check_placement_counts(&self) {
+        if self.hil_places {
+            for p in 0..self.layout.planes() {
+                assert_eq!(self.speed.fill.valid[p as usize], self.ftl.plane_valid_pages(p), "plane {p}'s valid pages, as placement counts them");
+            }
+            assert!(self.speed.fill.queued.iter().all(|&q| q == 0), "host writes counted as queued at the end");
         }
     }
 
@@ -274,9 +302,15 @@ impl Simulator {
     /// The plane of `chip` that takes the write with the fewest valid and queued pages (the
     /// first of equals): where a write goes whose plane cannot take it when no plane that can
     /// offers a page by speed (or the device queue left the write in place). A plane with no
-    /// free page now still takes it: the write waits there for GC, which has pages to reclaim.
+    /// free page now still takes it: the write waits there for GC, which the limit leaves
+    /// pages to reclaim.
     fn roomiest_taking(&self, chip: u32, old: u32) -> Option<u32> {
         self.planes_of_chip(chip).filter(|&p| self.takes(p, old)).min_by_key(|&p| (self.fill(p), p))
+    }
+
+    /// The plane of `chip` with the fewest valid and queued pages (the first of equals).
+    fn roomiest(&self, chip: u32) -> u32 {
+        self.planes_of_chip(chip).min_by_key(|&p| (self.fill(p), p)).expect("a chip has planes")
     }
 
     /// The first plane of `chip` with the fastest offer, and the first with the slowest, cached
@@ -389,7 +423,8 @@ mod tests {
     /// `tiny` with four-die chips (eight planes a chip), filled, worn to 12,000 P/E and
     /// overwritten under VIOS with process variation: the fastest planes of each chip draw the
     /// conflicting writes.
-    fn full_worn_drive(sets: &[&str]) -> Result<super::super::RunOutcome, super::super::SimError> {
+    /// `unbounded`: no fill limit at all (what placement did before it had one).
+    fn full_worn_drive(sets: &[&str], unbounded: bool) -> Result<super::super::RunOutcome, super::super::SimError> {
         let base = [
             "device.geometry.dies_per_chip=4",
             "device.variation.enabled=true",
@@ -404,7 +439,10 @@ mod tests {
         ];
         let all: Vec<String> = base.iter().chain(sets).map(|s| s.to_string()).collect();
         let s = crate::config::load(Some("tiny"), None, &all).expect("config");
-        let sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
+        let mut sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
+        if unbounded {
+            sim.speed.fill.limit = u32::MAX;
+        }
         sim.run(&mut |_| true)
     }
 
@@ -412,14 +450,15 @@ mod tests {
     fn the_fill_limit_keeps_a_full_worn_drive_under_vios_from_stalling() {
         // Without a bound the fastest planes fill with valid pages and GC can reclaim nothing:
         // the set-up shows the difference.
-        match full_worn_drive(&["hil.vios.overfill=1.0"]) {
+        match full_worn_drive(&[], true) {
             Err(super::super::SimError::Stalled { why, .. }) => assert!(why.contains("no block GC can reclaim"), "{why}"),
             other => panic!("expected a stall without the fill limit, got {:?}", other.map(|o| o.counters)),
         }
-        // tiny: 32 planes of 1,024 pages, 28,672 logical pages: a share of 896 a plane.
-        let (share, pages) = (896, 1024);
-        for (overfill, unconflicted) in [(0.5, "slowest"), (0.5, "static"), (0.0, "slowest")] {
-            let o = full_worn_drive(&[&format!("hil.vios.overfill={overfill}"), &format!("hil.vios.unconflicted=\"{unconflicted}\"")])
+        // tiny: 32 planes of 1,024 pages, 28,672 logical pages: a share of 896 a plane; a GC
+        // floor of 2 blocks of 16 pages, and the host's reserve block: at most 976 pages.
+        let (share, pages, gc_room) = (896u32, 1024u32, 976u32);
+        for (overfill, unconflicted) in [(1.0, "slowest"), (0.5, "slowest"), (0.5, "static"), (0.0, "slowest")] {
+            let o = full_worn_drive(&[&format!("hil.vios.overfill={overfill}"), &format!("hil.vios.unconflicted=\"{unconflicted}\"")], false)
                 .unwrap_or_else(|e| panic!("overfill {overfill}, {unconflicted}: {e}"));
             let what = format!("overfill {overfill}, {unconflicted}: {:?}", o.plane_valid_end);
             assert_eq!(o.completed, 6000, "{what}");
@@ -427,7 +466,7 @@ mod tests {
             assert!(o.counters.writes_at_fill_limit > 1000, "{what}: {} at the limit", o.counters.writes_at_fill_limit);
             // Every page stays in its chip (static allocation), where the plane of its current
             // copy always takes it: no plane ever needs to pass the limit.
-            let limit = share + ((pages - share) as f64 * overfill) as u32;
+            let limit = (share + ((pages - share) as f64 * overfill) as u32).min(gc_room);
             assert!(o.plane_valid_end.1 <= limit, "{what}: limit {limit}");
             if overfill > 0.0 {
                 assert!(o.counters.writes_placed_elsewhere > 1000, "{what}: {} moved", o.counters.writes_placed_elsewhere);

@@ -45,6 +45,28 @@ fn vios_moves_writes_between_the_planes_of_a_chip_only_when_blocks_differ() {
 }
 
 #[test]
+fn read_modify_write_reads_stay_with_their_page_under_vios() {
+    // Writes of a page and a half over written pages, in bursts: the half page needs the rest
+    // of its old page read first, a read that belongs to a write request (its first transaction
+    // is the whole page's write) whose transactions VIOS places. It must be read where the page
+    // is (a debug assertion in the simulator checks every read's plane); only the writes move.
+    // The set-up gives VIOS a choice (writes moved) and reads to make (RMW reads).
+    let mut lines = bursts();
+    for burst in 0..100u64 {
+        let t = 400_000_000 + burst * 2_000_000;
+        for i in 0..8u64 {
+            let lpn = (burst * 8 + i) * 2654435761 % 6000;
+            lines.push(req(t + i * 1000, lpn * PAGE, PAGE * 3 / 2, false));
+        }
+    }
+    let r = run_lines("tiny", "vios-rmw", &lines, &["device.geometry.dies_per_chip=2", "ftl.precondition.pe_cycles=12000", "hil.scheduler=\"vios\"", "device.variation.enabled=true", "ftl.partial_writes=\"read_modify_write\"", "ftl.precondition.fill=1.0"]);
+    assert_eq!(r.json["flashsched"]["requests_completed"], 2600);
+    assert_eq!(r.json["ssd"]["invariants"], "ok");
+    assert!(placed(&r) > 100, "{} writes moved", placed(&r));
+    assert!(r.json["ssd"]["rmw_reads"].as_u64().unwrap() > 100, "{}", r.json["ssd"]["rmw_reads"]);
+}
+
+#[test]
 fn vios_runs_are_deterministic() {
     let a = run("vios-det", &["hil.scheduler=\"vios\"", "device.variation.enabled=true"]);
     let b = run("vios-det", &["hil.scheduler=\"vios\"", "device.variation.enabled=true"]);
