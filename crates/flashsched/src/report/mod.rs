@@ -371,7 +371,7 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
         }
     }
     let ssd = &doc["ssd"];
-    for k in ["conflict_ratio", "read_conflicts", "write_conflicts", "writes_placed_elsewhere", "write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {
+    for k in ["conflict_ratio", "read_conflicts", "write_conflicts", "writes_placed_elsewhere", "writes_at_fill_limit", "write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {
         row.push((k.into(), ssd[k].clone()));
     }
     // null without an idle-time task.

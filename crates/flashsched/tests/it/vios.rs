@@ -50,7 +50,8 @@ fn read_modify_write_reads_stay_with_their_page_under_vios() {
     // of its old page read first, a read that belongs to a write request (its first transaction
     // is the whole page's write) whose transactions VIOS places. It must be read where the page
     // is (a debug assertion in the simulator checks every read's plane); only the writes move.
-    // The set-up gives VIOS a choice (writes moved) and reads to make (RMW reads).
+    // The set-up gives VIOS a choice (writes moved: the drive is full, so the fill limit must
+    // leave room past the planes' shares) and reads to make (RMW reads).
     let mut lines = bursts();
     for burst in 0..100u64 {
         let t = 400_000_000 + burst * 2_000_000;
@@ -59,7 +60,7 @@ fn read_modify_write_reads_stay_with_their_page_under_vios() {
             lines.push(req(t + i * 1000, lpn * PAGE, PAGE * 3 / 2, false));
         }
     }
-    let r = run_lines("tiny", "vios-rmw", &lines, &["device.geometry.dies_per_chip=2", "ftl.precondition.pe_cycles=12000", "hil.scheduler=\"vios\"", "device.variation.enabled=true", "ftl.partial_writes=\"read_modify_write\"", "ftl.precondition.fill=1.0"]);
+    let r = run_lines("tiny", "vios-rmw", &lines, &["device.geometry.dies_per_chip=2", "ftl.precondition.pe_cycles=12000", "hil.scheduler=\"vios\"", "device.variation.enabled=true", "ftl.partial_writes=\"read_modify_write\"", "ftl.precondition.fill=1.0", "hil.vios.overfill=0.5"]);
     assert_eq!(r.json["flashsched"]["requests_completed"], 2600);
     assert_eq!(r.json["ssd"]["invariants"], "ok");
     assert!(placed(&r) > 100, "{} writes moved", placed(&r));
