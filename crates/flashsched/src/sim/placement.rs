@@ -15,11 +15,13 @@
 //! fill is its valid pages plus the host writes queued for it, and a plane whose fill has reached
 //! the limit (`FillLimit::limit`: its share of the logical space plus `hil.vios.overfill` of its
 //! spare pages, capped to leave GC its reserve) takes only writes of pages whose current copy it
-//! holds, which add no valid page [INFER: the paper's drive is never full]. A write the plane
-//! chosen for it does not take goes to the best plane of its chip that does (by speed; the one
-//! with the lowest fill when none offers a page by speed), also one the device queue left in place
-//! (`hil.vios.unconflicted = "static"`); when no plane takes it (a page with no copy in the chip:
-//! never written, trimmed, or moved away by wear leveling), to the plane with the lowest fill. When
+//! holds, which add no valid page [INFER: the paper's drive is never full]. A write placed by
+//! speed that its chosen plane does not take goes to the fastest (slowest) plane of its chip that
+//! takes it and offers a page, else to the one that takes it with the lowest fill; a write left in
+//! place (`hil.vios.unconflicted = "static"`, or its own plane has no page to offer now) whose
+//! plane does not take it goes to the plane that takes it with the lowest fill; when no plane
+//! takes it (a page with no copy in the chip: never written, trimmed, or moved away by wear
+//! leveling), to the plane with the lowest fill. When
 //! every page stays in its chip (static allocation without wear-leveling migrations) the plane
 //! holding a page's copy always takes its write, so no plane passes the limit through placement
 //! but for writes of pages with no copy, made while every plane of the chip was at it.
