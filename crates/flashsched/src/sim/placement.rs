@@ -480,6 +480,43 @@ mod tests {
         }
     }
 
+    /// The fill counts follow every path that programs or moves a page while placement is on:
+    /// `check_placement_counts` (debug builds, end of run) compares them with the FTL's blocks and
+    /// finds no host write still counted as queued.
+    #[test]
+    fn fill_counts_stay_exact_with_every_policy_slot() {
+        use super::super::RunOutcome;
+        // Each case, and what shows that its path was taken.
+        type Taken = fn(&RunOutcome) -> u64;
+        let cases: &[(&[&str], Taken)] = &[
+            // Slacker's reordering and write pausing, program suspension, WR's program speeds
+            // and RR's idle-time re-programs (GC reads and writes of their own).
+            (
+                &["tsu.scheduler=\"slacker\"", "device.suspend.program=true", "ftl.program_speed=\"wr\"", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true"],
+                |o| o.counters.reprograms,
+            ),
+            // Multi-plane programs: companion pages allocated in `gather`.
+            (&["device.advanced.multi_plane=\"same_page\""], |o| o.counters.commands.multi_plane[1]),
+            // Read-modify-write of part-page writes.
+            (&["ftl.partial_writes=\"read_modify_write\"", "workload.synthetic.align=1024", "workload.synthetic.size_min=1024"], |o| o.counters.rmw_reads),
+            // Dynamic allocation: pages cross planes (`program_across_planes`).
+            (&["ftl.allocation.scheme=\"dynamic\""], |o| o.counters.writes_placed_elsewhere),
+            // Read balance-oriented wear leveling: migrations to other chips.
+            (&["ftl.write_grouping=\"pattern\"", "ftl.wear_leveling=\"rbwl\"", "ftl.rbwl.threshold=1"], |o| o.counters.wl_pages_split),
+            // FR-FCFS at the chips, and VIOS issuing sub-request by sub-request.
+            (&["tsu.scheduler=\"frfcfs\"", "hil.vios.dispatch=\"sub_requests\""], |o| o.counters.writes_placed_elsewhere),
+        ];
+        for (sets, taken) in cases {
+            let mut all = vec!["hil.vios.overfill=0.5", "ftl.precondition.fill=0.9", "workload.synthetic.requests=3000"];
+            all.extend_from_slice(sets);
+            let o = full_worn_drive(&all, false).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+            assert_eq!(o.completed, 3000, "{sets:?}");
+            assert_eq!(o.invariants_ok, Ok(()), "{sets:?}");
+            assert!(o.counters.writes_placed_elsewhere > 100, "{sets:?}: {} moved", o.counters.writes_placed_elsewhere);
+            assert!(taken(&o) > 0, "{sets:?}: the path under test was not taken");
+        }
+    }
+
     #[test]
     fn extremes_win_and_ties_keep_the_allocators_plane() {
         let c = || [(0, Some(300)), (1, Some(500)), (2, None), (3, Some(500)), (4, Some(200))].into_iter();
