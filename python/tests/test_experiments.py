@@ -440,3 +440,23 @@ def test_reproduce_pattern_quick(tmp_path: Path) -> None:
     mem = cmp[cmp["part"] == "pattern-memory"]
     assert len(mem) == 24 and (mem["difference_pct"] == 0).all()
     assert (out / "pattern-main" / "figure.png").exists() and (out / "pattern-main" / "figure3.png").exists()
+
+
+def test_vios_full_drive_example_shows_what_its_section_says() -> None:
+    # docs/examples/vios-full-drive.toml, shortened (one seed, fewer requests), runs as the
+    # docs/experiments.md section "VIOS on a full drive" reads it: on the full drive VIOS moves no
+    # write at the default fill limit (0) and many at 0.5, where the limit also decides writes.
+    import tomllib
+
+    spec = tomllib.loads((Path(__file__).resolve().parents[2] / "docs/examples/vios-full-drive.toml").read_text())
+    spec["seeds"] = [1]
+    spec["grid"]["ftl.precondition.fill"] = [1.0]
+    spec["variants"] = [v for v in spec["variants"] if v["name"] in ("fifo", "vios-overfill-0", "vios-overfill-0.5")]
+    spec["workloads"][0]["set"]["synthetic.requests"] = 3000
+    t = sw.sweep(spec, progress=False, workers=1).set_index("variant")
+    assert (t["status"] == "ok").all(), t["error"].tolist()
+    assert t.loc["fifo", "writes_placed_elsewhere"] == 0 and t.loc["vios-overfill-0", "writes_placed_elsewhere"] == 0
+    assert t.loc["vios-overfill-0", "writes_at_fill_limit"] > 0
+    assert t.loc["vios-overfill-0.5", "writes_placed_elsewhere"] > 1000 and t.loc["vios-overfill-0.5", "writes_at_fill_limit"] > 0
+    # The moves cost write amplification on a full drive.
+    assert t.loc["vios-overfill-0.5", "write_amplification"] > t.loc["vios-overfill-0", "write_amplification"]
