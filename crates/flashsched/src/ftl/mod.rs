@@ -272,6 +272,13 @@ impl Ftl {
         got
     }
 
+    /// At least as many pages as host writes of the default stream can still take in `plane`:
+    /// its free blocks' pages and those left in the open block (`may_take` also keeps GC's
+    /// reserve from the host, so the true room is smaller).
+    pub fn host_room_bound(&self, plane: u32) -> u64 {
+        self.planes[plane as usize].free_blocks as u64 * self.layout.pages_per_block as u64 + self.left_in(plane, STREAM_DEFAULT) as u64
+    }
+
     /// Pages left in the open block of `stream` of `plane` (0 without one).
     #[inline]
     fn left_in(&self, plane: u32, stream: Stream) -> u32 {

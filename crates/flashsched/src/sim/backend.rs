@@ -177,12 +177,14 @@ impl Simulator {
             }
             TxnKind::HostWrite => match self.ftl.allocate_in(txn.plane, Writer::Host, self.wear.write_stream(&txn)) {
                 Some(ppn) => {
+                    self.host_write_tried(txn.plane, false);
                     self.place_write(t, txn.lpn, ppn);
                     Phase::WriteIn
                 }
                 None => {
                     self.counters.write_stalls += 1;
                     self.stalled[txn.plane as usize].push(t);
+                    self.host_write_tried(txn.plane, true);
                     self.maybe_gc(txn.plane);
                     if self.cross_plane && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
                         // GC cannot free anything in this plane (dynamic allocation, or wear
@@ -592,10 +594,7 @@ impl Simulator {
                     self.first_failure = Some(now);
                 }
                 // Writes that waited for this block go back to the head of their queue, in order.
-                let waiting = std::mem::take(&mut self.stalled[txn.plane as usize]);
-                for w in waiting.into_iter().rev() {
-                    self.tsu.enqueue_front(w, self.txns.get(w));
-                }
+                self.requeue_stalled(txn.plane);
                 // Writes stuck in full planes may find room elsewhere now (`relocate_write`).
                 for p in std::mem::take(&mut self.stuck) {
                     for w in std::mem::take(&mut self.stalled[p as usize]).into_iter().rev() {

@@ -18,6 +18,7 @@ mod gc;
 mod idle;
 mod link;
 mod placement;
+mod stall;
 pub mod txn;
 mod wear;
 
@@ -131,6 +132,9 @@ pub struct RunOutcome {
     pub free_blocks_end: u64,
     /// The fewest and the most valid pages any plane held at the end.
     pub plane_valid_end: (u32, u32),
+    /// Stalled writes an erase kept aside instead of re-queueing them (`stall`): retries saved,
+    /// for tests and profiling; not reported.
+    pub stalled_writes_kept_aside: u64,
     pub mapped_pages: u64,
     pub logical_pages: u64,
     pub ftl_memory_bytes: usize,
@@ -258,6 +262,8 @@ pub struct Simulator {
     gc_recheck: Vec<u32>,
     /// Planes with writes stalled that neither GC nor relocation could help yet.
     stuck: Vec<u32>,
+    /// How an erase returns its plane's stalled writes to the queue (`stall`).
+    requeue: stall::LazyRequeue,
 }
 
 impl Simulator {
@@ -349,11 +355,13 @@ impl Simulator {
             cross_plane: false,
             gc_recheck: Vec::new(),
             stuck: Vec::new(),
+            requeue: stall::LazyRequeue::default(),
         };
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         if sim.hil_places {
             sim.speed = placement::SpeedCache::new(s, &sim.ftl);
         }
+        sim.requeue = stall::LazyRequeue::new(&sim, s);
         // Blocks aged to the limit by preconditioning failed before the run.
         if sim.erase_limit > 0 {
             sim.wear.start_counts = sim.ftl.erase_counts();
@@ -532,6 +540,7 @@ impl Simulator {
             free_blocks_min: self.free_min,
             free_blocks_end: self.ftl.total_free_blocks(),
             plane_valid_end,
+            stalled_writes_kept_aside: self.requeue.kept_aside,
             mapped_pages: self.ftl.mapped_pages(),
             logical_pages: self.logical_pages,
             ftl_memory_bytes: self.ftl.memory_bytes(),
