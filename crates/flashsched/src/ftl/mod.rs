@@ -272,11 +272,13 @@ impl Ftl {
         got
     }
 
-    /// At least as many pages as host writes of the default stream can still take in `plane`:
-    /// its free blocks' pages and those left in the open block (`may_take` also keeps GC's
-    /// reserve from the host, so the true room is smaller).
+    /// At least as many pages as host writes of the default stream can still take in `plane`,
+    /// while nothing else takes or frees any: `may_take` lets the host take a page only while the
+    /// free blocks' pages and those left in the default stream's open block exceed GC's reserve of
+    /// a block, and each page taken lowers them by one.
     pub fn host_room_bound(&self, plane: u32) -> u64 {
-        self.planes[plane as usize].free_blocks as u64 * self.layout.pages_per_block as u64 + self.left_in(plane, STREAM_DEFAULT) as u64
+        let ppb = self.layout.pages_per_block as u64;
+        (self.planes[plane as usize].free_blocks as u64 * ppb + self.left_in(plane, STREAM_DEFAULT) as u64).saturating_sub(ppb)
     }
 
     /// Pages left in the open block of `stream` of `plane` (0 without one).

@@ -16,9 +16,15 @@
 //! `write_stalls` counts them, as the retries would have. This is exact only where nothing else
 //! can take the plane's pages or see how many writes the die's queue holds while the re-queued
 //! writes are tried: FCFS in the simulator's own slot (whose queue is a FIFO per die and whose
-//! only observers ask whether it is empty), no suspension, no multi-plane or multi-die commands,
-//! one write stream (no write grouping or wear leveling), no idle-time task and no relocation of
-//! stalled writes (`LazyRequeue::new`); other runs re-queue every stalled write, as before.
+//! other users only ask whether it is empty: the conflict flag, the device queues' view, WR; the
+//! dynamic allocator counts the queue but relocates stalled writes, which turns this off), no
+//! suspension, no multi-plane or multi-die commands, one write stream (no write grouping or wear
+//! leveling), no idle-time task and no relocation of stalled writes (`LazyRequeue::new`); other
+//! runs re-queue every stalled write, as before. The one place the run takes another path: GC
+//! started by the last stall finds the die's queue without the kept-aside writes and starts its
+//! first read at once (`Simulator::starts_at_once`) where it used to queue it behind them and
+//! start it after their retries, at the same instant; the two paths are the same run
+//! (`sim::tests::an_idle_die_skips_fcfs_queue_with_the_same_results`).
 
 use super::txn::TxnId;
 use super::Simulator;
@@ -87,9 +93,17 @@ impl Simulator {
             let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
             // With a bound on the room, a write kept aside means one re-queued write stalled:
             // the last one, as the die takes them in order.
-            debug_assert!(aside.is_empty() || stalled, "plane {plane}: writes kept aside but every re-queued one took a page");
-            self.counters.write_stalls += aside.len() as u64;
-            self.stalled[plane as usize].extend(aside);
+            if stalled || aside.is_empty() {
+                self.counters.write_stalls += aside.len() as u64;
+                self.stalled[plane as usize].extend(aside);
+            } else {
+                // Cannot happen while `host_room_bound` bounds the room; should it, the writes
+                // go back to the head of the queue, to be tried next as they would have been.
+                debug_assert!(false, "plane {plane}: writes kept aside but every re-queued one took a page");
+                for w in aside.into_iter().rev() {
+                    self.tsu.enqueue_front(w, self.txns.get(w));
+                }
+            }
         }
     }
 }
