@@ -21,6 +21,17 @@ fn dists(d: &DirStats) -> Vec<serde_json::Value> {
     [&d.slat, &d.clat, &d.lat].into_iter().chain(&d.stages).map(Dist::to_fio_json).collect()
 }
 
+/// Two runs are the same: events, counters, end, latency distributions and wear.
+fn assert_same_run(a: &RunOutcome, b: &RunOutcome, what: &str) {
+    assert_eq!(a.events, b.events, "{what}");
+    assert_eq!(a.counters, b.counters, "{what}");
+    assert_eq!((a.sim_end_ns, a.completed, a.free_blocks_min), (b.sim_end_ns, b.completed, b.free_blocks_min), "{what}");
+    for (x, y) in [(&a.read, &b.read), (&a.write, &b.write)] {
+        assert_eq!(dists(x), dists(y), "{what}");
+    }
+    assert_eq!(a.erase_counts, b.erase_counts, "{what}");
+}
+
 /// Starting a transaction for an idle die at once is what FCFS's queue would have done: the same
 /// results, distribution by distribution, with the queue round trip and without it, on loads
 /// where dies are found both idle and busy (the test asserts both happen), with GC, program and
@@ -39,13 +50,7 @@ fn an_idle_die_skips_fcfs_queue_with_the_same_results() {
     ];
     for sets in cases {
         let (a, b) = (run(sets, false), run(sets, true));
-        assert_eq!(a.events, b.events, "{sets:?}");
-        assert_eq!(a.counters, b.counters, "{sets:?}");
-        assert_eq!((a.sim_end_ns, a.completed, a.free_blocks_min), (b.sim_end_ns, b.completed, b.free_blocks_min), "{sets:?}");
-        for (x, y) in [(&a.read, &b.read), (&a.write, &b.write)] {
-            assert_eq!(dists(x), dists(y), "{sets:?}");
-        }
-        assert_eq!(a.erase_counts, b.erase_counts, "{sets:?}");
+        assert_same_run(&a, &b, &format!("{sets:?}"));
         // Both paths were taken: some requests' transactions waited for their die, some did not.
         let (r, w) = (&a.read.stages[2], &a.write.stages[2]);
         assert!(r.min.min(w.min) == 0 && r.max.max(w.max) > 0, "{sets:?}: die waits {}..{} (reads), {}..{} (writes)", r.min, r.max, w.min, w.max);
@@ -87,12 +92,6 @@ fn stalled_writes_kept_aside_give_the_same_run() {
         let ((a, kept), (b, none)) = (run(true), run(false));
         assert!(kept > 1000 && none == 0, "{extra:?}: {kept} writes kept aside");
         assert!(a.counters.write_stalls > 10_000, "{extra:?}: {} stalls", a.counters.write_stalls);
-        assert_eq!(a.events, b.events, "{extra:?}");
-        assert_eq!(a.counters, b.counters, "{extra:?}");
-        assert_eq!((a.sim_end_ns, a.completed, a.free_blocks_min), (b.sim_end_ns, b.completed, b.free_blocks_min), "{extra:?}");
-        for (x, y) in [(&a.read, &b.read), (&a.write, &b.write)] {
-            assert_eq!(dists(x), dists(y), "{extra:?}");
-        }
-        assert_eq!(a.erase_counts, b.erase_counts, "{extra:?}");
+        assert_same_run(&a, &b, &format!("{extra:?}"));
     }
 }
