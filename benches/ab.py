@@ -1,7 +1,7 @@
 """Compare two builds of the reference benchmark (docs/performance.md): are their results the same,
 and which is faster?
 
-    .venv/bin/python benches/ab.py same  OLD_BENCH NEW_BENCH     # results byte for byte, 12 configurations
+    .venv/bin/python benches/ab.py same  OLD_BENCH NEW_BENCH     # results byte for byte, 14 configurations
     .venv/bin/python benches/ab.py speed OLD_BENCH NEW_BENCH [--rounds 12] [key=value ...]
 
 OLD_BENCH and NEW_BENCH are `bench8x8` benchmark binaries (`cargo bench -p flashsched --bench

@@ -547,16 +547,15 @@ impl Ftl {
         }
     }
 
-    /// Discard a logical page (TRIM): its physical copy becomes invalid. Returns whether it was mapped.
-    pub fn trim(&mut self, lpn: Lpn) -> bool {
-        match self.l2p.set(lpn, NONE) {
-            Some(old) => {
-                self.invalidate(old);
-                self.counters.trimmed_pages += 1;
-                true
-            }
-            None => false,
+    /// Discard a logical page (TRIM): its physical copy becomes invalid. Returns that copy
+    /// (`None`: the page was not mapped).
+    pub fn trim(&mut self, lpn: Lpn) -> Option<Ppn> {
+        let old = self.l2p.set(lpn, NONE);
+        if let Some(old) = old {
+            self.invalidate(old);
+            self.counters.trimmed_pages += 1;
         }
+        old
     }
 
     // ---- garbage collection

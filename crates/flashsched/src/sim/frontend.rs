@@ -262,10 +262,10 @@ impl Simulator {
                         }
                     }
                     _ => {
+                        let old = self.ftl.trim(lpn);
                         if self.hil_places {
-                            self.page_trimmed(lpn);
+                            self.page_trimmed(old);
                         }
-                        self.ftl.trim(lpn);
                     }
                 }
             }
@@ -299,7 +299,7 @@ impl Simulator {
                 if self.txns.get(t).place != Placement::Static || self.at_fill_limit(t) {
                     self.place_by_speed(t);
                 }
-                self.placed_write_queued(t);
+                self.host_write_queued(t);
             }
             self.to_tsu(t);
         }

@@ -154,7 +154,7 @@ impl Simulator {
                 // No plane takes it only for a page with no copy in the chip (never written,
                 // trimmed, or moved to another chip by wear leveling): the fullest plane must not
                 // get it either.
-                below.or_else(|| self.roomiest_taking(chip, old)).unwrap_or_else(|| self.roomiest(chip))
+                below.unwrap_or_else(|| self.roomiest(chip, old))
             }
         };
         if by_speed.is_none() && plane == x.plane {
@@ -193,12 +193,12 @@ impl Simulator {
         }
     }
 
-    /// `t` is a host write its plane cannot take under the fill limit (`place_by_speed` must
+    /// The host write `t`'s plane cannot take it under the fill limit (`place_by_speed` must
     /// see it even when the device queue left it in place).
     #[inline]
     pub(super) fn at_fill_limit(&self, t: TxnId) -> bool {
         let x = self.txns.get(t);
-        x.kind == TxnKind::HostWrite && !self.below_limit(x.plane) && !self.takes(x.plane, self.old_plane(x.lpn))
+        !self.below_limit(x.plane) && !self.takes(x.plane, self.old_plane(x.lpn))
     }
 
     /// The plane holding `lpn`'s current copy (`NONE`: unmapped).
@@ -226,13 +226,10 @@ impl Simulator {
         plane == old || self.below_limit(plane)
     }
 
-    /// The device queue released `t` to its plane's chip (after placement).
+    /// The device queue released the host write `t` to its plane's chip (after placement).
     #[inline]
-    pub(super) fn placed_write_queued(&mut self, t: TxnId) {
-        let x = self.txns.get(t);
-        if x.kind == TxnKind::HostWrite {
-            self.speed.fill.queued[x.plane as usize] += 1;
-        }
+    pub(super) fn host_write_queued(&mut self, t: TxnId) {
+        self.speed.fill.queued[self.txns.get(t).plane as usize] += 1;
     }
 
     /// A write took page `ppn`, replacing the copy at `old` (`Simulator::place_write`): the
@@ -249,11 +246,10 @@ impl Simulator {
         self.speed.fill.valid[plane as usize] += 1;
     }
 
-    /// `lpn` is about to be trimmed.
-    pub(super) fn page_trimmed(&mut self, lpn: crate::nand::Lpn) {
-        let old = self.old_plane(lpn);
-        if old != NONE {
-            self.speed.fill.valid[old as usize] -= 1;
+    /// A page was trimmed, its copy at `old` (`None`: it was not mapped) now invalid.
+    pub(super) fn page_trimmed(&mut self, old: Option<crate::nand::Ppn>) {
+        if let Some(o) = old {
+            self.speed.fill.valid[self.layout.plane_of(o) as usize] -= 1;
         }
     }
 
@@ -301,18 +297,13 @@ impl Simulator {
         best.map(|(p, _)| p)
     }
 
-    /// The plane of `chip` that takes the write with the fewest valid and queued pages (the
-    /// first of equals): where a write goes whose plane cannot take it when no plane that can
-    /// offers a page by speed (or the device queue left the write in place). A plane with no
-    /// free page now still takes it: the write waits there for GC, which the limit leaves
-    /// pages to reclaim.
-    fn roomiest_taking(&self, chip: u32, old: u32) -> Option<u32> {
-        self.planes_of_chip(chip).filter(|&p| self.takes(p, old)).min_by_key(|&p| (self.fill(p), p))
-    }
-
-    /// The plane of `chip` with the fewest valid and queued pages (the first of equals).
-    fn roomiest(&self, chip: u32) -> u32 {
-        self.planes_of_chip(chip).min_by_key(|&p| (self.fill(p), p)).expect("a chip has planes")
+    /// The plane of `chip` with the fewest valid and queued pages among those that take the write
+    /// (the first of equals), or among all when none does: where a write goes whose plane cannot
+    /// take it when no plane that can offers a page by speed (or the device queue left the write
+    /// in place). A plane with no free page now still takes it: the write waits there for GC,
+    /// which the limit leaves pages to reclaim.
+    fn roomiest(&self, chip: u32, old: u32) -> u32 {
+        self.planes_of_chip(chip).min_by_key(|&p| (!self.takes(p, old), self.fill(p), p)).expect("a chip has planes")
     }
 
     /// The first plane of `chip` with the fastest offer, and the first with the slowest, cached

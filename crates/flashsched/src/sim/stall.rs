@@ -54,10 +54,10 @@ impl LazyRequeue {
             && sim.idle_task.is_none()
             && !sim.cross_plane
             && s.ftl.gc_policy == "greedy";
-        let planes = sim.layout.planes() as usize;
         if !on {
             return LazyRequeue::default();
         }
+        let planes = sim.layout.planes() as usize;
         LazyRequeue { on, left: vec![0; planes], aside: vec![Vec::new(); planes], kept_aside: 0 }
     }
 }

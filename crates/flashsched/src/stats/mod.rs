@@ -334,8 +334,9 @@ pub struct DeviceCounters {
     pub copyback_fallbacks: u64,
     /// Host writes that speed-aware placement (VIOS) sent to another plane of their chip.
     pub writes_placed_elsewhere: u64,
-    /// Host writes whose plane under speed-aware placement held `hil.vios.overfill`'s limit of
-    /// valid pages, so that they went to another plane below it or stayed (none was).
+    /// Host writes under speed-aware placement that the plane chosen for them could not take
+    /// under the fill limit (`hil.vios.overfill`, `sim::placement`): they went to another plane
+    /// of their chip, or stayed when none was better.
     pub writes_at_fill_limit: u64,
     /// Host writes moved off a plane that dynamic allocation had filled with valid data.
     pub writes_relocated: u64,
