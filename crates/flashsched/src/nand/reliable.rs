@@ -69,6 +69,8 @@ pub struct ReliableLatency {
     mode_steps: [u16; 4],
     speeds: Option<Speeds>,
     ldpc: Option<LdpcReads>,
+    /// The mode each page was programmed in, kept only when reads look it up (LDPC levels on):
+    /// otherwise nothing reads it, and setting it costs a cache miss a program.
     modes: PageModes,
     programs_per_mode: [u64; 4],
     /// When each block was erased last (retention age of its pages), kept only when the retention
@@ -215,7 +217,9 @@ impl ReliableLatency {
             NandOpKind::Program => {
                 let block = ctx.layout.block_of(op.ppn);
                 let ns = self.grid.program_ns(self.fixed.program_ns, self.step_of(block, op.mode));
-                self.modes.set(op.ppn as usize, op.mode as u8);
+                if self.ldpc.is_some() {
+                    self.modes.set(op.ppn as usize, op.mode as u8);
+                }
                 self.programs_per_mode[op.mode as usize] += 1;
                 if let Some(s) = &mut self.speeds {
                     s.report.programs += 1;
@@ -268,7 +272,7 @@ impl ReliableLatency {
     }
 
     /// Memory held for blocks (variation parameters, detected steps, opening times) and pages
-    /// (program modes: 2 bits a page, allocated on the first non-native program).
+    /// (program modes, with LDPC levels: 2 bits a page, allocated on the first non-native program).
     pub fn state_bytes(&self) -> super::latency::StateBytes {
         let speeds = self.speeds.as_ref().map_or(0, |s| s.states.memory_bytes() + s.beyond.capacity());
         super::latency::StateBytes { per_block: speeds + self.opened_at.capacity() * 8, per_page: self.modes.memory_bytes() }

@@ -152,24 +152,28 @@ fn vios_wear_stage_speed_histograms_match_golden_and_the_exact_distribution() {
 #[test]
 fn a_256_gib_drive_keeps_its_device_state_small_and_lazy() {
     // bench8x8 is 256 GiB of 4 KiB pages (64 Mi pages, 1 Mi blocks). Under variation with a
-    // non-native program mode the model keeps per-block speeds and 2 bits per page, the page part
-    // allocated only once a page is programmed in a mode other than the default.
+    // non-native program mode the model keeps per-block speeds, and with LDPC levels (whose reads
+    // look up the mode their page was programmed in) 2 bits per page, the page part allocated
+    // only once a page is programmed in a mode other than the default. Without LDPC levels
+    // nothing reads a page's mode, and none is kept.
     use flashsched::ftl::Ftl;
     use flashsched::nand::latency::{LatencyModel, NandCtx, NandOp, NandOpKind, ProgramMode};
     use flashsched::nand::Layout;
-    let s = config::load(Some("bench8x8"), None, &["device.variation.enabled=true".to_string()]).unwrap();
-    let layout = Layout::new(&s.geometry);
-    assert_eq!(layout.pages(), 64 << 20);
-    let ftl = Ftl::new(layout, s.logical_pages(), s.gc_floor_blocks());
-    let mut lat = LatencyModel::from_settings(&s, &ftl);
-    let before = lat.state_bytes();
-    assert_eq!(before.per_page, 0, "no page state before a page is programmed in a chosen mode");
-    assert!(before.per_block > 0 && before.per_block < 16 << 20, "{before:?}");
-    let ctx = NandCtx { layout: &layout, now: 0, wear: &ftl };
-    for ppn in [0, layout.pages() as u32 - 1] {
-        lat.cost(&NandOp { kind: NandOpKind::Program, ppn, plane: layout.plane_of(ppn), mode: ProgramMode::Fast, bytes: 4096 }, &ctx);
+    for ldpc in [true, false] {
+        let s = config::load(Some("bench8x8"), None, &["device.variation.enabled=true".to_string(), format!("device.ldpc.enabled={ldpc}")]).unwrap();
+        let layout = Layout::new(&s.geometry);
+        assert_eq!(layout.pages(), 64 << 20);
+        let ftl = Ftl::new(layout, s.logical_pages(), s.gc_floor_blocks());
+        let mut lat = LatencyModel::from_settings(&s, &ftl);
+        let before = lat.state_bytes();
+        assert_eq!(before.per_page, 0, "no page state before a page is programmed in a chosen mode");
+        assert!(before.per_block > 0 && before.per_block < 16 << 20, "{before:?}");
+        let ctx = NandCtx { layout: &layout, now: 0, wear: &ftl };
+        for ppn in [0, layout.pages() as u32 - 1] {
+            lat.cost(&NandOp { kind: NandOpKind::Program, ppn, plane: layout.plane_of(ppn), mode: ProgramMode::Fast, bytes: 4096 }, &ctx);
+        }
+        let after = lat.state_bytes();
+        assert_eq!(after.per_page, if ldpc { (64 << 20) / 4 } else { 0 }, "2 bits a page once touched, with LDPC levels (ldpc = {ldpc})");
+        assert!(after.per_block + after.per_page < 64 << 20, "{after:?}");
     }
-    let after = lat.state_bytes();
-    assert_eq!(after.per_page, (64 << 20) / 4, "2 bits a page once touched");
-    assert!(after.per_block + after.per_page < 64 << 20, "{after:?}");
 }
