@@ -64,6 +64,15 @@ impl BlockTable {
         (block + self.per_plane.div(block) * META_PAD) as usize
     }
 
+    /// The records of `plane`'s blocks, in block order: a plane's records are contiguous (the
+    /// padding follows them), so a policy that looks at every block of a plane walks a slice.
+    #[inline]
+    pub fn plane(&self, plane: u32) -> &[BlockMeta] {
+        let bpp = self.per_plane.get() as usize;
+        let first = plane as usize * (bpp + META_PAD as usize);
+        &self.metas[first..first + bpp]
+    }
+
     /// Every block's record, in block order (no padding).
     pub fn iter(&self) -> impl Iterator<Item = &BlockMeta> + '_ {
         let bpp = self.per_plane.get() as usize;

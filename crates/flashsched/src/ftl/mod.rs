@@ -171,6 +171,12 @@ impl Ftl {
     pub fn is_valid(&self, ppn: Ppn) -> bool {
         self.valid_bits.get(ppn)
     }
+    /// The records of `plane`'s blocks, in block order (for GC's victim policies, which look
+    /// at all of them).
+    #[inline]
+    pub(in crate::ftl) fn plane_blocks(&self, plane: u32) -> &[BlockMeta] {
+        self.blocks.plane(plane)
+    }
     #[inline]
     pub fn valid_count(&self, block: u32) -> u16 {
         self.blocks[block].valid

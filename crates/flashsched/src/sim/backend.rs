@@ -168,6 +168,7 @@ impl Simulator {
                 Phase::ReadCmd
             }
             TxnKind::GcRead => {
+                self.gc_move_starting(txn.plane);
                 if !self.ftl.still_current(txn.lpn, txn.ppn) {
                     self.move_dropped(&txn);
                     self.txns.remove(t);

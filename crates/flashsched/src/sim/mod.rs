@@ -204,6 +204,8 @@ pub struct Simulator {
     txns: TxnSlab,
     reqs: Slab<Req>,
     stalled: Vec<Vec<TxnId>>,
+    /// The logical pages of each plane's GC moves, for prefetching (`gc::MovesAhead`).
+    gc_ahead: Vec<gc::MovesAhead>,
     outstanding: u32,
     workload: Box<dyn Workload>,
     next_arrival: Option<HostRequest>,
@@ -318,6 +320,7 @@ impl Simulator {
             txns: TxnSlab::default(),
             reqs: Slab::default(),
             stalled: vec![Vec::new(); layout.planes() as usize],
+            gc_ahead: vec![gc::MovesAhead::default(); layout.planes() as usize],
             outstanding: 0,
             workload,
             next_arrival: None,

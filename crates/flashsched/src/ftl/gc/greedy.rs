@@ -16,11 +16,37 @@ impl VictimPolicy for Greedy {
     }
 
     fn select(&mut self, ftl: &Ftl, plane: u32) -> Option<u32> {
+        // A linear scan of the plane's block records (a slice: no index arithmetic per block),
+        // without a branch per block: a block that is not full counts as holding more valid pages
+        // than any candidate, and only a strictly smaller count replaces the best so far, so ties
+        // go to the lowest block. GC-heavy runs call this once per collection over every block of
+        // the plane (1,152 a time in the GC-heavy benchmark); far cheaper than the moves it
+        // triggers, but it was 11% of that run with a branch and a table look-up per block. A
+        // bucket index would only pay off on much larger planes.
+        let ppb = u32::from(ftl.layout.pages_per_block as u16);
+        let (mut best_valid, mut best) = (ppb, u32::MAX);
+        for (i, m) in ftl.plane_blocks(plane).iter().enumerate() {
+            let valid = if m.state == BlockState::Full { u32::from(m.valid) } else { u32::MAX };
+            if valid < best_valid {
+                (best_valid, best) = (valid, i as u32);
+            }
+        }
+        (best != u32::MAX).then(|| ftl.layout.first_block_of_plane(plane) + best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Geometry;
+    use crate::nand::Layout;
+    use proptest::prelude::*;
+
+    /// The rule as first written: a look-up and a branch per block.
+    fn reference(ftl: &Ftl, plane: u32) -> Option<u32> {
         let first = ftl.layout.first_block_of_plane(plane);
         let ppb = ftl.layout.pages_per_block as u16;
         let mut best: Option<(u16, u32)> = None;
-        // A linear scan of the plane's blocks: 2048 u16 comparisons per GC, far below the cost of
-        // the moves it triggers; a bucket index would only pay off on much larger planes.
         for b in first..first + ftl.layout.blocks_per_plane {
             if ftl.block_state(b) != BlockState::Full {
                 continue;
@@ -31,5 +57,29 @@ impl VictimPolicy for Greedy {
             }
         }
         best.map(|(_, b)| b)
+    }
+
+    const STATES: [BlockState; 4] = [BlockState::Free, BlockState::Active, BlockState::Full, BlockState::Victim];
+
+    proptest! {
+        /// The branch-free scan of the plane's records picks what the rule picks: the full block
+        /// with the fewest valid pages, below a whole block's, the lowest on ties; none when no
+        /// full block has an invalid page. Few blocks and counts, and whole blocks of valid pages
+        /// half the time, so that ties and planes with no candidate are common; every plane of a
+        /// drive whose planes' records are padded apart.
+        #[test]
+        fn the_scan_picks_what_the_rule_picks(
+            blocks in proptest::collection::vec((0usize..4, prop_oneof![Just(8u16), 0u16..=8]), 4 * 5),
+        ) {
+            let layout = Layout::new(&Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 5, pages_per_block: 8, page_size: 4096 });
+            let mut ftl = Ftl::new(layout, 64, 1);
+            for (b, &(state, valid)) in blocks.iter().enumerate() {
+                ftl.blocks[b as u32].state = STATES[state];
+                ftl.blocks[b as u32].valid = valid;
+            }
+            for plane in 0..layout.planes() {
+                prop_assert_eq!(Greedy.select(&ftl, plane), reference(&ftl, plane), "plane {}", plane);
+            }
+        }
     }
 }
