@@ -625,12 +625,24 @@ impl Ftl {
         self.counters.erases += 1;
     }
 
+    /// How many moves ahead untimed GC prefetches a move's mapping entry (`collect_untimed`).
+    const MOVES_AHEAD: usize = 8;
+
     /// Untimed GC of one plane until it is back above the floor (preconditioning, tests).
     /// Returns false if no block could be reclaimed.
     pub fn collect_untimed(&mut self, plane: u32, policy: &mut dyn gc::VictimPolicy) -> bool {
         while self.planes[plane as usize].free_blocks < self.gc_floor {
             let Some(victim) = policy.select(self, plane) else { return false };
-            for (_, lpn) in self.begin_gc(plane, victim) {
+            let moves = self.begin_gc(plane, victim);
+            // Each move rewrites a mapping entry anywhere in the table: fetched `Self::MOVES_AHEAD`
+            // moves ahead, their cache misses overlap instead of following one another.
+            for &(_, lpn) in moves.iter().take(Self::MOVES_AHEAD) {
+                self.l2p.prefetch(lpn);
+            }
+            for (i, &(_, lpn)) in moves.iter().enumerate() {
+                if let Some(&(_, next)) = moves.get(i + Self::MOVES_AHEAD) {
+                    self.l2p.prefetch(next);
+                }
                 let dst = self.allocate(plane, Writer::Gc).expect("GC always finds a page in its reserve");
                 self.program(lpn, dst);
                 self.gc_move_done(plane, true);

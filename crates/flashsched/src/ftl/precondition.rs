@@ -7,6 +7,8 @@
 //!
 //! Counters are reset afterwards, so the run's write amplification counts only measured traffic.
 
+use std::collections::VecDeque;
+
 use rand::seq::SliceRandom;
 use rand::Rng as _;
 
@@ -15,6 +17,9 @@ use super::gc::VictimPolicy;
 use super::{Ftl, FtlCounters};
 use crate::config::settings::Precondition;
 use crate::engine::rng;
+
+/// How many overwrites ahead of its write a page is drawn (see the overwrite loop).
+const AHEAD: u64 = 16;
 
 pub fn precondition(
     ftl: &mut Ftl,
@@ -48,12 +53,35 @@ pub fn precondition(
             v.sort_unstable();
             v
         });
-        for _ in 0..writes {
+        let mut draw = || {
             let i = rng.random_range(0..n);
-            let lpn = match &filled {
+            match &filled {
                 Some(v) => v[i as usize],
                 None => i as u32,
-            };
+            }
+        };
+        // The pages are drawn `AHEAD` writes before they are written (the same draws in the same
+        // order: nothing else takes from the stream meanwhile), so that their cache misses
+        // overlap: the mapping entry is prefetched as a page is drawn, and its current copy's
+        // block record and valid bits half-way (`Ftl::prefetch_current_copy` reads the entry,
+        // which has arrived by then). An overwrite of a random page of a large drive otherwise
+        // waits for each of those misses in turn.
+        let mut ahead: VecDeque<u32> = VecDeque::with_capacity(AHEAD as usize);
+        for _ in 0..writes.min(AHEAD) {
+            let lpn = draw();
+            ftl.prefetch_mapping(lpn);
+            ahead.push_back(lpn);
+        }
+        for k in 0..writes {
+            if k + AHEAD < writes {
+                let lpn = draw();
+                ftl.prefetch_mapping(lpn);
+                ahead.push_back(lpn);
+            }
+            if let Some(&lpn) = ahead.get(AHEAD as usize / 2) {
+                ftl.prefetch_current_copy(lpn);
+            }
+            let lpn = ahead.pop_front().expect("one page drawn for each write");
             ftl.write_untimed(lpn, alloc.plane_for_write(lpn as u64), gc)?;
         }
     }
