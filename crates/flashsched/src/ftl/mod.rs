@@ -13,6 +13,7 @@ pub mod pattern;
 pub mod speed;
 pub mod wear;
 mod blocks;
+mod fewest;
 mod mapping;
 mod p2l;
 pub mod precondition;
@@ -21,6 +22,8 @@ use std::collections::VecDeque;
 
 use crate::nand::{Layout, Lpn, Ppn, NONE};
 use blocks::{BlockMeta, BlockTable, ValidBits};
+use fewest::FewestValid;
+pub use fewest::Fewest;
 use p2l::{ReverseMap, NO_SLOT};
 pub use mapping::L2p;
 
@@ -128,6 +131,9 @@ pub struct Ftl {
     pub open_rules: [OpenRule; STREAMS],
     /// Per chip, the sum of its planes' `frontier_gen` bumps.
     chip_frontier_gen: Vec<u32>,
+    /// Each collected plane's full block with the fewest valid pages (`fewest`): kept in step
+    /// with every change of a block's state (`set_state`) and of a full block's valid pages.
+    fewest: FewestValid,
     pub counters: FtlCounters,
 }
 
@@ -157,6 +163,7 @@ impl Ftl {
             planes,
             open_rules: [OpenRule::Oldest; STREAMS],
             chip_frontier_gen: vec![0; layout.chips() as usize],
+            fewest: FewestValid::new(layout.planes(), layout.blocks_per_plane),
             counters: FtlCounters::default(),
         }
     }
@@ -231,6 +238,7 @@ impl Ftl {
             + self.valid_bits.allocated_bytes()
             + self.blocks.allocated_bytes()
             + self.p2l.allocated_bytes()
+            + self.fewest.allocated_bytes()
     }
 
     /// Hint that `lpn`'s mapping entry will be read soon.
@@ -328,10 +336,10 @@ impl Ftl {
         if left == 0 {
             let old = self.planes[plane as usize].active[stream as usize];
             if old != NONE {
-                self.blocks[old].state = BlockState::Full;
+                self.set_state(old, BlockState::Full);
             }
             let b = self.take_free_block(plane, self.open_rules[stream as usize]);
-            self.blocks[b].state = BlockState::Active;
+            self.set_state(b, BlockState::Active);
             self.open(plane, stream, b);
         }
         let ps = &mut self.planes[plane as usize];
@@ -403,7 +411,7 @@ impl Ftl {
             return None;
         }
         let b = self.take_free_block(plane, rule);
-        self.blocks[b].state = BlockState::Active;
+        self.set_state(b, BlockState::Active);
         self.open(plane, STREAM_MIGRATION, b);
         self.frontier_moved(plane);
         Some(b)
@@ -434,7 +442,7 @@ impl Ftl {
         }
         if self.planes[plane as usize].active[STREAM_HOT as usize] == block {
             self.close(plane, STREAM_HOT);
-            self.blocks[block].state = BlockState::Full;
+            self.set_state(block, BlockState::Full);
             self.frontier_moved(plane);
         }
     }
@@ -454,7 +462,7 @@ impl Ftl {
     pub fn close_migration_block(&mut self, plane: u32) {
         let b = self.close(plane, STREAM_MIGRATION);
         if b != NONE {
-            self.blocks[b].state = BlockState::Full;
+            self.set_state(b, BlockState::Full);
             self.frontier_moved(plane);
         }
     }
@@ -540,8 +548,44 @@ impl Ftl {
         let b = &mut self.blocks[block];
         b.valid -= 1;
         b.invalid += 1;
+        let full = b.state == BlockState::Full;
         if b.valid == 0 && b.state != BlockState::Active {
             self.release_p2l(block);
+        }
+        if full {
+            self.note_block(block);
+        }
+    }
+
+    /// Set `block`'s state, keeping its plane's fewest-valid index in step.
+    #[inline]
+    fn set_state(&mut self, block: u32, state: BlockState) {
+        self.blocks[block].state = state;
+        self.note_block(block);
+    }
+
+    /// `block`'s state or valid pages changed: its key in its plane's fewest-valid index, if the
+    /// plane has one (`fewest`).
+    #[inline]
+    fn note_block(&mut self, block: u32) {
+        let plane = self.layout.plane_of_block(block);
+        if self.fewest.indexed(plane) {
+            let m = self.blocks[block];
+            let j = block - self.layout.first_block_of_plane(plane);
+            self.fewest.set(plane, j, fewest::key(m.state == BlockState::Full, m.valid, j));
+        }
+    }
+
+    /// The full block of `plane` with the fewest valid pages, the lowest-numbered on ties (greedy
+    /// GC's victim, found without looking at every block), once the plane has been collected.
+    #[inline]
+    pub fn fewest_valid_full(&self, plane: u32) -> Fewest {
+        if !self.fewest.indexed(plane) {
+            return Fewest::NotIndexed;
+        }
+        match self.fewest.smallest(plane) {
+            fewest::NO_KEY => Fewest::NoFullBlock,
+            k => Fewest::Block { block: self.layout.first_block_of_plane(plane) + (k as u32), valid: (k >> 32) as u16 },
         }
     }
 
@@ -576,7 +620,12 @@ impl Ftl {
     /// Mark `block` as the plane's GC victim; returns its valid pages to move.
     pub fn begin_gc(&mut self, plane: u32, block: u32) -> Vec<(Ppn, Lpn)> {
         assert_eq!(self.blocks[block].state, BlockState::Full, "GC victim must be a full block");
-        self.blocks[block].state = BlockState::Victim;
+        self.set_state(block, BlockState::Victim);
+        // From its first collection on, the plane keeps its fewest-valid index (`fewest`).
+        if !self.fewest.indexed(plane) {
+            let keys = self.blocks.plane(plane).iter().zip(0..).map(|(m, j)| fewest::key(m.state == BlockState::Full, m.valid, j));
+            self.fewest.index(plane, keys);
+        }
         let moves = self.valid_pages(block);
         let ps = &mut self.planes[plane as usize];
         ps.gc_victim = block;
@@ -613,7 +662,7 @@ impl Ftl {
         self.blocks[block].write_ptr = 0;
         self.blocks[block].invalid = 0;
         self.blocks[block].erase_count += 1;
-        self.blocks[block].state = BlockState::Free;
+        self.set_state(block, BlockState::Free);
         let ps = &mut self.planes[plane as usize];
         if ps.gc_victim == block {
             ps.gc_victim = NONE;
