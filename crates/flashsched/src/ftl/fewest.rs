@@ -2,19 +2,23 @@
 //! once a plane has been collected.
 //!
 //! Why: greedy GC looked at every block of the plane for each victim. On a large drive under
-//! steady GC that walk is most of the work: 4,096 records of 16 bytes a plane on the reference
+//! steady GC that walk is most of the work: 2,048 records of 16 bytes a plane on the reference
 //! drive, cold in cache because other planes' work came between two collections of this one (a
 //! third of preconditioning a full `bench8x8` with overwrites; 5% of the GC-heavy benchmark, whose
-//! planes are a quarter as large). A tournament tree per plane answers in one read and changes in
-//! a walk from a leaf towards the root when a full block loses a valid page, a block becomes
+//! planes are about half as large). A tournament tree per plane answers in one read and changes
+//! in a walk from a leaf towards the root when a full block loses a valid page, a block becomes
 //! full, or a full block is taken as a victim.
 //!
-//! The tree holds one key per block: `valid << 32 | index in the plane` for a full block, no key
-//! (`u64::MAX`) for any other, so its minimum is the full block with the fewest valid pages, the
-//! lowest-numbered on ties: the scan's answer exactly. A plane gets its tree when it is first
-//! collected (`Ftl::begin_gc`), so runs without GC (and planes a run never collects) pay only a
-//! flag test where a full block loses a page. Planes of more than `MAX_LEAVES` blocks keep the
-//! scan (a tree would be larger than the table it indexes is worth).
+//! The tree holds one key per block: `valid << 16 | index in the plane` for a full block, no key
+//! (`u32::MAX`) for any other, so its minimum is the full block with the fewest valid pages, the
+//! lowest-numbered on ties: the scan's answer exactly. (The one full block whose key is
+//! `u32::MAX`, 65,535 valid pages at index 65,535, holds a whole block of valid pages: greedy
+//! never takes it either way.) Four-byte keys keep a plane of 2,048 blocks in 16 KiB (8 MiB for
+//! the 512 planes of the reference drive, half its block table), and were 5% faster than
+//! eight-byte ones when preconditioning it. A plane gets its tree when it is first collected
+//! (`Ftl::begin_gc`), so runs without GC (and planes a run never collects) pay only a test
+//! where a full block loses a page. Planes of more than `MAX_LEAVES` blocks keep the scan: a
+//! block's index must fit the key's low 16 bits.
 
 /// What a plane's index says (`Ftl::fewest_valid_full`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,15 +32,17 @@ pub enum Fewest {
 }
 
 /// No candidate: the block is not full.
-pub(super) const NO_KEY: u64 = u64::MAX;
+pub(super) const NO_KEY: u32 = u32::MAX;
 
-/// The largest plane indexed (blocks): 65,536 blocks make a 1 MiB tree.
+/// The largest plane indexed (blocks): a block's index must fit the key's low 16 bits (65,536
+/// blocks make a 512 KiB tree).
 const MAX_LEAVES: usize = 1 << 16;
 
-/// A block's key: full blocks by valid pages, then by index in the plane.
+/// A block's key: full blocks by valid pages, then by index in the plane (below `MAX_LEAVES`).
 #[inline]
-pub(super) fn key(full: bool, valid: u16, index: u32) -> u64 {
-    if full { (u64::from(valid) << 32) | u64::from(index) } else { NO_KEY }
+pub(super) fn key(full: bool, valid: u16, index: u32) -> u32 {
+    debug_assert!((index as usize) < MAX_LEAVES);
+    if full { (u32::from(valid) << 16) | index } else { NO_KEY }
 }
 
 #[derive(Debug, Clone)]
@@ -46,7 +52,7 @@ pub(super) struct FewestValid {
     /// Per plane, empty until the plane is indexed; then the tree in heap order: node 1 the
     /// root, node `i`'s children `2i` and `2i + 1`, the leaf of the plane's block `j` at
     /// `leaves + j` (leaves past the last block hold no key).
-    trees: Vec<Vec<u64>>,
+    trees: Vec<Vec<u32>>,
 }
 
 impl FewestValid {
@@ -63,7 +69,7 @@ impl FewestValid {
 
     /// Index `plane` from its blocks' keys, in block order (nothing when it is indexed already,
     /// or too large to be).
-    pub fn index(&mut self, plane: u32, keys: impl Iterator<Item = u64>) {
+    pub fn index(&mut self, plane: u32, keys: impl Iterator<Item = u32>) {
         if self.leaves == 0 || self.indexed(plane) {
             return;
         }
@@ -80,7 +86,7 @@ impl FewestValid {
 
     /// Block `index` of an indexed `plane` now has key `k`.
     #[inline]
-    pub fn set(&mut self, plane: u32, index: u32, k: u64) {
+    pub fn set(&mut self, plane: u32, index: u32, k: u32) {
         let tree = &mut self.trees[plane as usize];
         let mut i = self.leaves + index as usize;
         if tree[i] == k {
@@ -101,12 +107,12 @@ impl FewestValid {
 
     /// The smallest key of an indexed `plane` (`NO_KEY`: no full block).
     #[inline]
-    pub fn smallest(&self, plane: u32) -> u64 {
+    pub fn smallest(&self, plane: u32) -> u32 {
         self.trees[plane as usize][1]
     }
 
     pub fn allocated_bytes(&self) -> usize {
-        self.trees.iter().map(|t| t.len() * 8).sum()
+        self.trees.iter().map(|t| t.len() * 4).sum()
     }
 }
 
@@ -125,7 +131,7 @@ mod tests {
             changes in proptest::collection::vec((0u32..40, any::<bool>(), 0u16..6), 0..200),
         ) {
             let mut f = FewestValid::new(2, blocks);
-            let mut keys: Vec<u64> = (0..blocks).map(|j| key(start[j as usize].0, start[j as usize].1, j)).collect();
+            let mut keys: Vec<u32> = (0..blocks).map(|j| key(start[j as usize].0, start[j as usize].1, j)).collect();
             f.index(1, keys.iter().copied());
             prop_assert!(!f.indexed(0) && f.indexed(1));
             prop_assert_eq!(f.smallest(1), keys.iter().copied().min().unwrap());
@@ -142,7 +148,8 @@ mod tests {
     fn keys_order_by_valid_pages_then_by_block() {
         assert!(key(true, 3, 9) < key(true, 4, 0));
         assert!(key(true, 3, 1) < key(true, 3, 2));
-        assert!(key(true, u16::MAX, (1 << 24) - 1) < NO_KEY);
+        assert!(key(true, u16::MAX - 1, (MAX_LEAVES - 1) as u32) < NO_KEY);
+        assert!(key(true, u16::MAX, (MAX_LEAVES - 2) as u32) < NO_KEY);
         assert_eq!(key(false, 0, 0), NO_KEY);
     }
 

@@ -585,7 +585,7 @@ impl Ftl {
         }
         match self.fewest.smallest(plane) {
             fewest::NO_KEY => Fewest::NoFullBlock,
-            k => Fewest::Block { block: self.layout.first_block_of_plane(plane) + (k as u32), valid: (k >> 32) as u16 },
+            k => Fewest::Block { block: self.layout.first_block_of_plane(plane) + (k & 0xffff), valid: (k >> 16) as u16 },
         }
     }
 

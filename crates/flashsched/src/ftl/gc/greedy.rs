@@ -73,6 +73,11 @@ mod tests {
 
     const STATES: [BlockState; 4] = [BlockState::Free, BlockState::Active, BlockState::Full, BlockState::Victim];
 
+    fn drive() -> Ftl {
+        let layout = Layout::new(&Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 5, pages_per_block: 8, page_size: 4096 });
+        Ftl::new(layout, 64, 1)
+    }
+
     proptest! {
         /// The branch-free scan of the plane's records picks what the rule picks: the full block
         /// with the fewest valid pages, below a whole block's, the lowest on ties; none when no
@@ -83,14 +88,46 @@ mod tests {
         fn the_scan_picks_what_the_rule_picks(
             blocks in proptest::collection::vec((0usize..4, prop_oneof![Just(8u16), 0u16..=8]), 4 * 5),
         ) {
-            let layout = Layout::new(&Geometry { channels: 2, chips_per_channel: 1, dies_per_chip: 1, planes_per_die: 2, blocks_per_plane: 5, pages_per_block: 8, page_size: 4096 });
-            let mut ftl = Ftl::new(layout, 64, 1);
+            let mut ftl = drive();
             for (b, &(state, valid)) in blocks.iter().enumerate() {
                 ftl.blocks[b as u32].state = STATES[state];
                 ftl.blocks[b as u32].valid = valid;
             }
-            for plane in 0..layout.planes() {
+            for plane in 0..ftl.layout.planes() {
                 prop_assert_eq!(scan(&ftl, plane), reference(&ftl, plane), "plane {}", plane);
+            }
+        }
+
+        /// Once its planes are indexed (`ftl::fewest`), greedy answers from the index what the
+        /// rule answers, through any sequence of state changes and lost valid pages made the
+        /// way the FTL makes them (`set_state`, `note_block`).
+        #[test]
+        fn the_index_picks_what_the_rule_picks(
+            blocks in proptest::collection::vec((0usize..4, prop_oneof![Just(8u16), 0u16..=8]), 4 * 5),
+            changes in proptest::collection::vec((0u32..20, proptest::option::of(0usize..4), 0u16..=8), 0..60),
+        ) {
+            let mut ftl = drive();
+            for (b, &(state, valid)) in blocks.iter().enumerate() {
+                ftl.blocks[b as u32].state = STATES[state];
+                ftl.blocks[b as u32].valid = valid;
+            }
+            for plane in 0..ftl.layout.planes() {
+                let keys: Vec<u32> = ftl.plane_blocks(plane).iter().zip(0..).map(|(m, j)| crate::ftl::fewest::key(m.state == BlockState::Full, m.valid, j)).collect();
+                ftl.fewest.index(plane, keys.into_iter());
+            }
+            for (b, state, valid) in changes {
+                match state {
+                    Some(s) => ftl.set_state(b, STATES[s]),
+                    None => {
+                        ftl.blocks[b].valid = valid;
+                        ftl.note_block(b);
+                    }
+                }
+                for plane in 0..ftl.layout.planes() {
+                    let indexed = ftl.fewest_valid_full(plane) != Fewest::NotIndexed;
+                    prop_assert!(indexed, "plane {} not indexed", plane);
+                    prop_assert_eq!(Greedy.select(&ftl, plane), reference(&ftl, plane), "plane {}", plane);
+                }
             }
         }
     }
