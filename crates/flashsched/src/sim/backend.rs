@@ -57,6 +57,12 @@ impl Simulator {
                 continue;
             }
             let Some(t) = self.tsu.next(die, &self.txns.items) else { return };
+            // The transaction the die will take after this one has waited in its queue, and on
+            // a busy drive (deep queues, GC) its record is long out of cache: fetched now, it has
+            // arrived when this one ends. (FCFS can tell which it is; the others say `None`.)
+            if let Some(n) = self.tsu.peek(die, &self.txns.items) {
+                crate::mem::prefetch(self.txns.get(n));
+            }
             self.start_txn(die, t);
         }
     }
