@@ -230,6 +230,12 @@ impl Ftl {
     pub fn valid_pages(&self, block: u32) -> Vec<(Ppn, Lpn)> {
         let ppb = self.layout.pages_per_block;
         let first = block * ppb;
+        // A victim was written long ago: its reverse-map entries are out of cache. Asked for all
+        // at once, their misses overlap.
+        let slot = self.blocks[block].p2l_slot;
+        if slot != NO_SLOT {
+            self.p2l.prefetch_slot(slot);
+        }
         (first..first + ppb).filter(|&p| self.is_valid(p)).map(|p| (p, self.lpn_at(p))).collect()
     }
     /// Bytes of FTL metadata actually allocated (reported in the output).
@@ -253,6 +259,22 @@ impl Ftl {
         if let Some(old) = self.l2p.get(lpn) {
             self.valid_bits.prefetch(old);
             crate::mem::prefetch(&self.blocks[self.layout.block_of(old)]);
+        }
+    }
+
+    /// `prefetch_current_copy`, and the entry of the copy's block in its plane's fewest-valid
+    /// index with its parent's (where an overwrite's invalidation changes it): preconditioning's
+    /// overwrites, whose planes are all indexed once GC has begun.
+    #[inline]
+    pub fn prefetch_overwrite(&self, lpn: Lpn) {
+        if let Some(old) = self.l2p.get(lpn) {
+            self.valid_bits.prefetch(old);
+            let block = self.layout.block_of(old);
+            crate::mem::prefetch(&self.blocks[block]);
+            let plane = self.layout.plane_of_block(block);
+            if self.fewest.indexed(plane) {
+                self.fewest.prefetch(plane, block - self.layout.first_block_of_plane(plane));
+            }
         }
     }
 

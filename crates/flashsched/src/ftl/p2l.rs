@@ -79,6 +79,16 @@ impl ReverseMap {
         self.segments[s][i]
     }
 
+    /// Hint that the entries of `slot` will be read soon (a GC victim's pages, in order).
+    #[inline]
+    pub fn prefetch_slot(&self, slot: u32) {
+        let (s, i) = self.at(slot, 0);
+        let entries = &self.segments[s][i..i + self.per_slot as usize];
+        for line in entries.chunks(16) {
+            crate::mem::prefetch(&line[0]);
+        }
+    }
+
     #[inline]
     pub fn set(&mut self, slot: u32, page: u32, lpn: Lpn) {
         let (s, i) = self.at(slot, page);

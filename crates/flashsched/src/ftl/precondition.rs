@@ -63,8 +63,8 @@ pub fn precondition(
         // The pages are drawn `AHEAD` writes before they are written (the same draws in the same
         // order: nothing else takes from the stream meanwhile), so that their cache misses
         // overlap: the mapping entry is prefetched as a page is drawn, and its current copy's
-        // block record and valid bits half-way (`Ftl::prefetch_current_copy` reads the entry,
-        // which has arrived by then). An overwrite of a random page of a large drive otherwise
+        // block record, valid bits and fewest-valid index entry half-way
+        // (`Ftl::prefetch_overwrite` reads the entry, which has arrived by then). An overwrite of a random page of a large drive otherwise
         // waits for each of those misses in turn.
         let mut ahead: VecDeque<u32> = VecDeque::with_capacity(AHEAD as usize);
         for _ in 0..writes.min(AHEAD) {
@@ -79,7 +79,7 @@ pub fn precondition(
                 ahead.push_back(lpn);
             }
             if let Some(&lpn) = ahead.get(AHEAD as usize / 2) {
-                ftl.prefetch_current_copy(lpn);
+                ftl.prefetch_overwrite(lpn);
             }
             let lpn = ahead.pop_front().expect("one page drawn for each write");
             ftl.write_untimed(lpn, alloc.plane_for_write(lpn as u64), gc)?;
