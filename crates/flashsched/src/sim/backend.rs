@@ -114,6 +114,11 @@ impl Simulator {
         if !self.tsu_pauses || lead == NONE || d.pause_pending() || !self.txns.get(lead).kind.is_write() {
             return false;
         }
+        if d.group().is_empty() {
+            // One program (no multi-plane command): the scheduler is asked about it alone, with
+            // no list built. (Asked at every host program's start: its cost showed.)
+            return self.tsu.may_pause(die, std::slice::from_ref(&lead), reader, &self.txns.items);
+        }
         let mut run = std::mem::take(&mut self.pause_scratch);
         run.clear();
         run.push(lead);
