@@ -56,6 +56,7 @@ impl Simulator {
                 self.serve_suspended(die, more);
                 continue;
             }
+            self.resolve_aside(die);
             let Some(t) = self.tsu.next(die, &self.txns.items) else { return };
             // The transaction the die will take after this one has waited in its queue, and on
             // a busy drive (deep queues, GC) its record is long out of cache: fetched now, it has

@@ -135,6 +135,8 @@ pub struct RunOutcome {
     /// Stalled writes an erase kept aside instead of re-queueing them (`stall`): retries saved,
     /// for tests and profiling; not reported.
     pub stalled_writes_kept_aside: u64,
+    /// Of those, written back to the queue after all (`sim::stall`; for tests).
+    pub stalled_writes_put_back: u64,
     pub mapped_pages: u64,
     pub logical_pages: u64,
     pub ftl_memory_bytes: usize,
@@ -544,6 +546,7 @@ impl Simulator {
             free_blocks_end: self.ftl.total_free_blocks(),
             plane_valid_end,
             stalled_writes_kept_aside: self.requeue.kept_aside,
+            stalled_writes_put_back: self.requeue.put_back,
             mapped_pages: self.ftl.mapped_pages(),
             logical_pages: self.logical_pages,
             ftl_memory_bytes: self.ftl.memory_bytes(),

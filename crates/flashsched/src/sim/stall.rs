@@ -8,45 +8,70 @@
 //! at each of its erases made such runs quadratic: 600 million retried starts for 100,000
 //! requests (docs/performance.md, "Ninth step").
 //!
-//! `LazyRequeue` gives the same run without the retries that cannot succeed. An erase re-queues
+//! `LazyRequeue` gives the same run without most of the retries that cannot succeed. An erase re-queues
 //! only as many of the plane's stalled writes as can take a page now plus one (an upper bound on
 //! the host's room, so at least one of them stalls again unless all were re-queued), and keeps
 //! the rest aside. When the last re-queued write of the plane has been tried and one of them
 //! stalled, the rest go back to the plane's stalled list behind those that stalled again, and
 //! `write_stalls` counts them, as the retries would have. This is exact only where nothing else
 //! can take the plane's pages or see how many writes the die's queue holds while the re-queued
-//! writes are tried: FCFS in the simulator's own slot (whose queue is a FIFO per die and whose
-//! other users only ask whether it is empty: the conflict flag, the device queues' view, WR; the
-//! dynamic allocator counts the queue but relocates stalled writes, which turns this off), no
-//! suspension, no multi-plane or multi-die commands, one write stream (no write grouping or wear
-//! leveling), no idle-time task and no relocation of stalled writes (`LazyRequeue::new`); other
-//! runs re-queue every stalled write, as before. The one place the run takes another path: GC
+//! writes are tried: no multi-plane or multi-die commands, one write stream (no write grouping
+//! or wear leveling), no idle-time task, no relocation of stalled writes (the dynamic
+//! allocator's), greedy GC, and a transaction scheduler that is either FCFS in the simulator's
+//! own slot without suspension (whose queue is a FIFO per die and whose other users only ask
+//! whether it is empty: the conflict flag, the device queues' view, WR) or one that counts the
+//! kept-aside writes (below). Other runs re-queue every stalled write, as before
+//! (`LazyRequeue::new`). The one place the run takes another path under FCFS: GC
 //! started by the last stall finds the die's queue without the kept-aside writes and starts its
 //! first read at once (`Simulator::starts_at_once`) where it used to queue it behind them and
 //! start it after their retries, at the same instant; the two paths are the same run
 //! (`sim::tests::an_idle_die_skips_fcfs_queue_with_the_same_results`).
+//!
+//! Schedulers that reorder (FR-FCFS, and Slacker on it) see the writes in their queues: the
+//! write queue's length decides whether a chip drains its writes, and Slacker counts the host
+//! writes ahead of a new one in its estimate. Those that can (`TransactionScheduler::holds_aside`)
+//! count the kept-aside writes without holding them (`hold_aside`), so that every decision sees
+//! the queue it would have seen. When the last re-queued write has stalled, the kept-aside ones
+//! are at the head of their die's writes, and the die's next choice (`Simulator::start_die_now`)
+//! is where they would have been taken, one after the other, each failing at once: the scheduler
+//! says how many its next choices would take (`drop_aside`: FR-FCFS takes writes while its
+//! write queue is past alpha% full, and while no read waits for the die), those stall again and
+//! count in `write_stalls`, and the rest, if any, go back to the head of the queue for real,
+//! where they would have stayed. That also holds with program and erase suspension and write
+//! pausing (a die with an operation suspended takes only reads, so the writes wait for its next
+//! choice of a write either way); not with Slacker's write bypassing when the unit is the chip
+//! (`device.advanced.interleave = false`), whose walk would stop at the kept-aside writes in
+//! the middle of other dies' writes.
 
 use super::txn::TxnId;
 use super::Simulator;
+use crate::nand::NONE;
 
 #[derive(Debug, Default)]
 pub(super) struct LazyRequeue {
     pub(super) on: bool,
+    /// The transaction scheduler counts the kept-aside writes (`holds_aside`): they are
+    /// resolved at their die's next choice, not when the last re-queued write stalls.
+    held: bool,
+    /// Per die: the plane whose kept-aside writes are now at the head of the die's writes,
+    /// waiting for its next choice (`NONE`: none).
+    armed: Vec<u32>,
     /// Per plane: re-queued writes not yet tried.
     left: Vec<u32>,
     /// Per plane: the stalled writes an erase kept aside, in order.
     aside: Vec<Vec<TxnId>>,
     /// Writes kept aside over the run: the retries saved (for tests).
     pub(super) kept_aside: u64,
+    /// Kept-aside writes that went back to the queue after all (`resolve_aside`; for tests).
+    pub(super) put_back: u64,
 }
 
 impl LazyRequeue {
     pub(super) fn new(sim: &Simulator, s: &crate::config::Settings) -> Self {
         let f = &sim.flash;
-        let on = matches!(sim.tsu, crate::tsu::TsuSlot::Fcfs(_))
-            && !f.suspend.program
-            && !f.suspend.erase
-            && !f.suspend.for_reads
+        let fcfs = matches!(sim.tsu, crate::tsu::TsuSlot::Fcfs(_));
+        let held = !fcfs && sim.tsu.holds_aside();
+        let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && f.adv.multi_plane == crate::ctrl::MultiPlane::Off
             && !f.adv.multi_die
             && sim.wear.grouping.is_none()
@@ -58,7 +83,8 @@ impl LazyRequeue {
             return LazyRequeue::default();
         }
         let planes = sim.layout.planes() as usize;
-        LazyRequeue { on, left: vec![0; planes], aside: vec![Vec::new(); planes], kept_aside: 0 }
+        let armed = if held { vec![NONE; sim.layout.dies() as usize] } else { Vec::new() };
+        LazyRequeue { on, held, armed, left: vec![0; planes], aside: vec![Vec::new(); planes], kept_aside: 0, put_back: 0 }
     }
 }
 
@@ -71,8 +97,12 @@ impl Simulator {
             debug_assert!(self.requeue.left[plane as usize] == 0 && self.requeue.aside[plane as usize].is_empty());
             let room = self.ftl.host_room_bound(plane) as usize;
             if waiting.len() > room + 1 {
-                self.requeue.aside[plane as usize] = waiting.split_off(room + 1);
-                self.requeue.kept_aside += self.requeue.aside[plane as usize].len() as u64;
+                let aside = waiting.split_off(room + 1);
+                if self.requeue.held {
+                    self.tsu.hold_aside(self.layout.die_of_plane(plane), aside.len() as u32);
+                }
+                self.requeue.kept_aside += aside.len() as u64;
+                self.requeue.aside[plane as usize] = aside;
             }
             self.requeue.left[plane as usize] = waiting.len() as u32;
         }
@@ -90,6 +120,9 @@ impl Simulator {
         }
         self.requeue.left[plane as usize] -= 1;
         if self.requeue.left[plane as usize] == 0 {
+            if self.requeue.held {
+                return self.aside_at_head(plane, stalled);
+            }
             let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
             // With a bound on the room, a write kept aside means one re-queued write stalled:
             // the last one, as the die takes them in order.
@@ -104,6 +137,54 @@ impl Simulator {
                     self.tsu.enqueue_front(w, self.txns.get(w));
                 }
             }
+        }
+    }
+
+    /// The last re-queued write of `plane` was tried, under a scheduler that holds the
+    /// kept-aside writes: they are at the head of their die's writes, to be resolved at the die's
+    /// next choice (`resolve_aside`).
+    #[cold]
+    fn aside_at_head(&mut self, plane: u32, stalled: bool) {
+        if self.requeue.aside[plane as usize].is_empty() {
+            return;
+        }
+        let die = self.layout.die_of_plane(plane);
+        if stalled {
+            debug_assert!(self.requeue.armed[die as usize] == NONE, "die {die}: two planes' kept-aside writes at the head of its queue");
+            self.requeue.armed[die as usize] = plane;
+        } else {
+            // As in `host_write_tried`: cannot happen while the room is bounded.
+            debug_assert!(false, "plane {plane}: writes kept aside but every re-queued one took a page");
+            let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
+            self.tsu.drop_aside(die, aside.len() as u32);
+            for w in aside.into_iter().rev() {
+                self.tsu.enqueue_front(w, self.txns.get(w));
+            }
+        }
+    }
+
+    /// `die` is about to choose its next transaction: kept-aside writes at the head of its
+    /// writes go first. Those its scheduler would take, one after the other, stall again at
+    /// once (no page has been freed since their plane's last re-queued write found none, and a
+    /// stall changes nothing else the scheduler sees); the rest go back to the head of its queue.
+    #[inline]
+    pub(super) fn resolve_aside(&mut self, die: u32) {
+        if self.requeue.held && self.requeue.armed[die as usize] != NONE {
+            self.resolve_aside_now(die);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resolve_aside_now(&mut self, die: u32) {
+        let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
+        let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
+        let taken = self.tsu.drop_aside(die, aside.len() as u32) as usize;
+        self.counters.write_stalls += taken as u64;
+        self.stalled[plane as usize].extend_from_slice(&aside[..taken]);
+        self.requeue.put_back += (aside.len() - taken) as u64;
+        for &w in aside[taken..].iter().rev() {
+            self.tsu.enqueue_front(w, self.txns.get(w));
         }
     }
 }

@@ -57,12 +57,10 @@ fn an_idle_die_skips_fcfs_queue_with_the_same_results() {
     }
 }
 
-/// Re-queueing at an erase only the stalled writes that can take a page (plus one) is what
-/// re-queueing all of them did (`stall`): the same run, distribution by distribution, on
-/// overloaded full drives where thousands of writes wait for GC (the test asserts that writes were
-/// kept aside), under FIFO and VIOS at the device queue, and with two dies a chip.
-#[test]
-fn stalled_writes_kept_aside_give_the_same_run() {
+/// One run of an overloaded full `tiny` drive with `extra`, with the lazy re-queue (`stall`) or
+/// without it (every stalled write re-queued at each erase): the outcome, and the writes kept
+/// aside and put back to the queue after all.
+fn overloaded_run(extra: &[&str], lazy: bool) -> (RunOutcome, u64, u64) {
     let base = [
         "ftl.precondition.fill=1.0",
         "ftl.precondition.overwrites=0.5",
@@ -71,27 +69,87 @@ fn stalled_writes_kept_aside_give_the_same_run() {
         "workload.synthetic.requests=6000",
         "workload.synthetic.interarrival=20us",
     ];
+    let sets: Vec<String> = base.iter().chain(extra.iter()).map(|s| s.to_string()).chain(["workload.kind=synthetic".to_string()]).collect();
+    let s = crate::config::load(Some("tiny"), None, &sets).expect("config");
+    let mut sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
+    assert!(sim.requeue.on, "{extra:?}: the lazy re-queue applies here");
+    if !lazy {
+        sim.requeue = stall::LazyRequeue::default();
+    }
+    let o = sim.run(&mut |_| true).expect("run");
+    let (kept, back) = (o.stalled_writes_kept_aside, o.stalled_writes_put_back);
+    (o, kept, back)
+}
+
+/// Re-queueing at an erase only the stalled writes that can take a page (plus one) is what
+/// re-queueing all of them did (`stall`): the same run, distribution by distribution, on
+/// overloaded full drives where thousands of writes wait for GC (the test asserts that writes were
+/// kept aside), under FIFO and VIOS at the device queue, and with two dies a chip.
+#[test]
+fn stalled_writes_kept_aside_give_the_same_run() {
     let cases: &[&[&str]] = &[
         &[],
         &["device.geometry.dies_per_chip=2", "workload.synthetic.read_ratio=0.5"],
         &["device.variation.enabled=true", "hil.scheduler=\"vios\"", "ftl.precondition.pe_cycles=12000", "device.geometry.dies_per_chip=4"],
     ];
     for extra in cases {
-        let sets: Vec<String> = base.iter().chain(extra.iter()).map(|s| s.to_string()).chain(["workload.kind=synthetic".to_string()]).collect();
-        let run = |lazy: bool| {
-            let s = crate::config::load(Some("tiny"), None, &sets).expect("config");
-            let mut sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
-            assert!(sim.requeue.on, "{extra:?}: the lazy re-queue applies here");
-            if !lazy {
-                sim.requeue = stall::LazyRequeue::default();
-            }
-            let o = sim.run(&mut |_| true).expect("run");
-            let kept = o.stalled_writes_kept_aside;
-            (o, kept)
-        };
-        let ((a, kept), (b, none)) = (run(true), run(false));
+        let ((a, kept, _), (b, none, _)) = (overloaded_run(extra, true), overloaded_run(extra, false));
         assert!(kept > 1000 && none == 0, "{extra:?}: {kept} writes kept aside");
         assert!(a.counters.write_stalls > 10_000, "{extra:?}: {} stalls", a.counters.write_stalls);
         assert_same_run(&a, &b, &format!("{extra:?}"));
     }
+}
+
+/// The same under schedulers that reorder and count the kept-aside writes without holding them
+/// (`TransactionScheduler::holds_aside`): FR-FCFS (whose write queue's length decides when a chip
+/// drains its writes), O3 (host reads first) and Slacker's mechanisms on FR-FCFS (whose
+/// estimates count the host writes ahead), with program and erase suspension and write pausing,
+/// several dies a chip, chips without interleaving, a small write queue, and VIOS at the device
+/// queue. Across the cases,
+/// kept-aside writes both stall again at the die's next choice and go back to the queue (a read
+/// was waiting and the write queue no longer drained).
+#[test]
+fn stalled_writes_kept_aside_by_reordering_schedulers_give_the_same_run() {
+    let cases: &[&[&str]] = &[
+        &["tsu.scheduler=\"frfcfs\""],
+        &["tsu.scheduler=\"o3\"", "workload.synthetic.read_ratio=0.5", "device.geometry.dies_per_chip=2"],
+        &["tsu.scheduler=\"o3\"", "workload.synthetic.read_ratio=0.3", "device.suspend.program=true", "device.suspend.erase=true"],
+        &["tsu.scheduler=\"o3\"", "workload.synthetic.read_ratio=0.5", "device.variation.enabled=true", "hil.scheduler=\"vios\"", "device.geometry.dies_per_chip=2"],
+        &["tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "workload.synthetic.read_ratio=0.5"],
+        &["tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "device.advanced.interleave=false", "workload.synthetic.read_ratio=0.4"],
+        &["tsu.scheduler=\"frfcfs\"", "tsu.frfcfs.write_queue=8", "workload.synthetic.read_ratio=0.6", "device.suspend.program=true", "device.suspend.erase=true", "tsu.suspend_for_reads=true"],
+        &["tsu.scheduler=\"slacker\"", "device.suspend.program=true"],
+        &["tsu.scheduler=\"slacker\"", "device.suspend.program=true", "device.geometry.dies_per_chip=4", "workload.synthetic.read_ratio=0.5"],
+        &["tsu.scheduler=\"rbyp+wp\"", "device.suspend.program=true", "device.geometry.dies_per_chip=2", "device.advanced.interleave=false", "workload.synthetic.read_ratio=0.5"],
+        &["tsu.scheduler=\"slacker\"", "device.suspend.program=true", "device.variation.enabled=true", "hil.scheduler=\"vios\"", "ftl.precondition.pe_cycles=12000", "device.geometry.dies_per_chip=4"],
+    ];
+    let mut put_back = 0;
+    for extra in cases {
+        let ((a, kept, back), (b, none, _)) = (overloaded_run(extra, true), overloaded_run(extra, false));
+        assert!(kept > 1000 && none == 0, "{extra:?}: {kept} writes kept aside");
+        assert!(a.counters.write_stalls > 10_000, "{extra:?}: {} stalls", a.counters.write_stalls);
+        assert_same_run(&a, &b, &format!("{extra:?}"));
+        put_back += back;
+    }
+    assert!(put_back > 0, "no kept-aside write went back to the queue in any case");
+}
+
+/// Slacker's write bypassing with the chip (of two dies) as its unit cannot count writes it does not hold
+/// (`Slacker::holds_aside`): every stalled write is re-queued there, as before; with the die as
+/// its unit, or without write bypassing, the kept-aside writes are counted.
+#[test]
+fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
+    let lazy = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).chain(["device.suspend.program=true".to_string(), "workload.kind=synthetic".to_string()]).collect();
+        let s = crate::config::load(Some("tiny"), None, &sets).expect("config");
+        Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator").requeue.on
+    };
+    assert!(!lazy(&["tsu.scheduler=\"slacker\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
+    assert!(!lazy(&["tsu.scheduler=\"wbyp\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
+    assert!(lazy(&["tsu.scheduler=\"rbyp+wp\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
+    assert!(lazy(&["tsu.scheduler=\"slacker\""]));
+    assert!(lazy(&["tsu.scheduler=\"frfcfs\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
+    assert!(lazy(&["tsu.scheduler=\"o3\""]));
+    // Multi-plane commands (as under `compat = "mqsim"`) re-queue every stalled write.
+    assert!(!lazy(&["tsu.scheduler=\"o3\"", "device.advanced.multi_plane=\"same_page\""]));
 }

@@ -25,6 +25,11 @@ pub struct FrFcfs {
     /// capacity, kept times 100 so the comparison is exact).
     drain_above: u64,
     pub(super) len: usize,
+    /// Host writes held aside (`hold_aside`), per chip and per die: counted in the write queue's
+    /// length, in `len` and in the queue counts as if they were queued at the head of their die's
+    /// writes.
+    aside_chip: Vec<u32>,
+    aside_die: Vec<u32>,
 }
 
 impl FrFcfs {
@@ -36,7 +41,26 @@ impl FrFcfs {
             layout,
             drain_above: alpha_percent as u64 * write_queue as u64,
             len: 0,
+            aside_chip: vec![0; chips],
+            aside_die: vec![0; layout.dies() as usize],
         }
+    }
+
+    /// Whether `next` drains the chip's writes first: its write queue, the writes held aside
+    /// included, is more than alpha% full.
+    #[inline]
+    fn drains(&self, chip: usize) -> bool {
+        (self.writes[chip].len() as u64 + u64::from(self.aside_chip[chip])) * 100 > self.drain_above
+    }
+
+    /// Host writes of `die` held aside (`TransactionScheduler::hold_aside`).
+    pub(super) fn aside_of_die(&self, die: u32) -> u32 {
+        self.aside_die[die as usize]
+    }
+
+    /// Host writes of `chip` held aside.
+    pub(super) fn aside_of_chip(&self, chip: u32) -> u32 {
+        self.aside_chip[chip as usize]
     }
 
     fn queue(&mut self, txn: &Txn) -> &mut VecDeque<(TxnId, u32)> {
@@ -75,8 +99,7 @@ impl TransactionScheduler for FrFcfs {
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let chip = self.layout.chip_of_die(die) as usize;
-        let drain = self.writes[chip].len() as u64 * 100 > self.drain_above;
-        let t = if drain {
+        let t = if self.drains(chip) {
             Self::first_for(&mut self.writes[chip], die).or_else(|| Self::first_for(&mut self.reads[chip], die))
         } else {
             Self::first_for(&mut self.reads[chip], die).or_else(|| Self::first_for(&mut self.writes[chip], die))
@@ -103,13 +126,37 @@ impl TransactionScheduler for FrFcfs {
     }
     fn queued_for_die(&self, die: u32) -> usize {
         let chip = self.layout.chip_of_die(die) as usize;
-        self.reads[chip].iter().chain(self.writes[chip].iter()).filter(|&&(_, d)| d == die).count()
+        self.reads[chip].iter().chain(self.writes[chip].iter()).filter(|&&(_, d)| d == die).count() + self.aside_die[die as usize] as usize
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
-        self.reads[chip as usize].len() + self.writes[chip as usize].len()
+        self.reads[chip as usize].len() + self.writes[chip as usize].len() + self.aside_chip[chip as usize] as usize
     }
     fn len(&self) -> usize {
         self.len
+    }
+    fn holds_aside(&self) -> bool {
+        true
+    }
+    fn hold_aside(&mut self, die: u32, n: u32) {
+        let chip = self.layout.chip_of_die(die) as usize;
+        self.aside_chip[chip] += n;
+        self.aside_die[die as usize] += n;
+        self.len += n as usize;
+    }
+    fn drop_aside(&mut self, die: u32, n: u32) -> u32 {
+        let chip = self.layout.chip_of_die(die) as usize;
+        // `next(die)` takes the oldest write of the die, which is the first of these, while the
+        // chip drains its writes, and also after that while no read waits for the die: each one
+        // it takes shortens the write queue by one.
+        let writes = self.writes[chip].len() as u64 + u64::from(self.aside_chip[chip]);
+        self.aside_chip[chip] -= n;
+        self.aside_die[die as usize] -= n;
+        self.len -= n as usize;
+        if !self.reads[chip].iter().any(|&(_, d)| d == die) {
+            return n;
+        }
+        // Draining while `w * 100 > drain_above`, i.e. while w > floor(drain_above / 100).
+        writes.saturating_sub(self.drain_above / 100).min(u64::from(n)) as u32
     }
 }
 

@@ -48,6 +48,30 @@ pub trait TransactionScheduler: Send {
     fn queued_for_die(&self, die: u32) -> usize;
     fn len(&self) -> usize;
 
+    // Stalled writes kept aside (`sim::stall`): host writes an erase would have put back at the
+    // head of a die's queue only to see them fail again at once. A scheduler that says it can
+    // (`holds_aside`) counts them as queued without holding them, so that every decision it
+    // makes is the one it would make with them in its queue.
+
+    /// Whether this scheduler can count writes it does not hold (`hold_aside`, `drop_aside`)
+    /// and give their fate exactly.
+    fn holds_aside(&self) -> bool {
+        false
+    }
+    /// `n` host writes of `die` are queued, in the scheduler's eyes, right behind the writes
+    /// just put back at the head of the die's queue (`enqueue_front`), and nothing this scheduler
+    /// may put between them (they have no slack, and nothing passes them).
+    fn hold_aside(&mut self, _die: u32, _n: u32) {
+        unreachable!("{} does not hold writes aside", self.name());
+    }
+    /// The `n` writes held aside for `die` are now at the head of its write order (all written
+    /// before them are taken), and every write of them `next(die)` takes will fail at once
+    /// without changing anything this scheduler sees but its counts. Forget all `n`; return how
+    /// many of them, in order, consecutive calls of `next(die)` would take now.
+    fn drop_aside(&mut self, _die: u32, _n: u32) -> u32 {
+        unreachable!("{} does not hold writes aside", self.name());
+    }
+
     // What a scheduler that estimates response times (Slacker) observes of the device. The
     // simulator calls these only when `observes()` is true, so the others pay nothing.
 

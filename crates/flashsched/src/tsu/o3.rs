@@ -26,11 +26,13 @@ pub struct O3 {
     queues: Vec<[VecDeque<TxnId>; CLASSES]>,
     dies_per_chip: u32,
     len: usize,
+    /// Per die: host writes held aside (`hold_aside`), at the head of its host writes.
+    aside: Vec<u32>,
 }
 
 impl O3 {
     pub fn new(layout: Layout) -> Self {
-        O3 { queues: (0..layout.dies()).map(|_| Default::default()).collect(), dies_per_chip: layout.dies_per_chip, len: 0 }
+        O3 { queues: (0..layout.dies()).map(|_| Default::default()).collect(), dies_per_chip: layout.dies_per_chip, len: 0, aside: vec![0; layout.dies() as usize] }
     }
 }
 
@@ -77,14 +79,29 @@ impl TransactionScheduler for O3 {
         }
     }
     fn queued_for_die(&self, die: u32) -> usize {
-        self.queues[die as usize].iter().map(|q| q.len()).sum()
+        self.queues[die as usize].iter().map(|q| q.len()).sum::<usize>() + self.aside[die as usize] as usize
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let d0 = (chip * self.dies_per_chip) as usize;
-        self.queues[d0..d0 + self.dies_per_chip as usize].iter().map(|qs| qs.iter().map(|q| q.len()).sum::<usize>()).sum()
+        (d0..d0 + self.dies_per_chip as usize).map(|d| self.queued_for_die(d as u32)).sum()
     }
     fn len(&self) -> usize {
         self.len
+    }
+    fn holds_aside(&self) -> bool {
+        true
+    }
+    fn hold_aside(&mut self, die: u32, n: u32) {
+        self.aside[die as usize] += n;
+        self.len += n as usize;
+    }
+    fn drop_aside(&mut self, die: u32, n: u32) -> u32 {
+        self.aside[die as usize] -= n;
+        self.len -= n as usize;
+        // Host reads go first; with none queued for the die, its host writes, these first. (A
+        // read cannot be waiting: the die chose the last re-queued write over any, at this
+        // instant; the rule is kept whole all the same.)
+        if self.queues[die as usize][0].is_empty() { n } else { 0 }
     }
 }
 

@@ -158,6 +158,11 @@ impl Estimator {
         self.per_unit.div(die)
     }
 
+    /// Whether the unit is the die (`device.advanced.interleave`), not the chip.
+    pub fn unit_is_die(&self) -> bool {
+        self.per_unit.get() == 1
+    }
+
     #[inline]
     fn channel(&self, die: u32) -> usize {
         self.layout.channel_of_die(die) as usize
