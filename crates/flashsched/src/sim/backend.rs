@@ -195,9 +195,7 @@ impl Simulator {
                     Phase::WriteIn
                 }
                 None => {
-                    self.counters.write_stalls += 1;
-                    self.stalled[txn.plane as usize].push(t);
-                    self.host_write_tried(txn.plane, true);
+                    self.write_stalled(txn.plane, t);
                     self.maybe_gc(txn.plane);
                     if self.cross_plane && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
                         // GC cannot free anything in this plane (dynamic allocation, or wear

@@ -205,7 +205,8 @@ pub struct Simulator {
     flash: Flash,
     txns: TxnSlab,
     reqs: Slab<Req>,
-    stalled: Vec<Vec<TxnId>>,
+    /// Per plane: host writes waiting for GC to free a page, in the order they stalled (`stall`).
+    stalled: Vec<std::collections::VecDeque<TxnId>>,
     /// The logical pages of each plane's GC moves, for prefetching (`gc::MovesAhead`).
     gc_ahead: Vec<gc::MovesAhead>,
     outstanding: u32,
@@ -321,7 +322,7 @@ impl Simulator {
             flash,
             txns: TxnSlab::default(),
             reqs: Slab::default(),
-            stalled: vec![Vec::new(); layout.planes() as usize],
+            stalled: vec![std::collections::VecDeque::new(); layout.planes() as usize],
             gc_ahead: vec![gc::MovesAhead::default(); layout.planes() as usize],
             outstanding: 0,
             workload,

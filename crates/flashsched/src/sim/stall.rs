@@ -58,8 +58,11 @@ pub(super) struct LazyRequeue {
     armed: Vec<u32>,
     /// Per plane: re-queued writes not yet tried.
     left: Vec<u32>,
-    /// Per plane: the stalled writes an erase kept aside, in order.
-    aside: Vec<Vec<TxnId>>,
+    /// Per plane: the stalled writes an erase kept aside, in order. They stay where they were,
+    /// the last ones of the plane's stalled queue (`Simulator::stalled`): re-queued writes that
+    /// stall again go in front of them, and nothing else stalls in the plane until they are
+    /// resolved (its die takes its re-queued writes first), so no erase copies them.
+    aside: Vec<u32>,
     /// Writes kept aside over the run: the retries saved (for tests).
     pub(super) kept_aside: u64,
     /// Kept-aside writes that went back to the queue after all (`resolve_aside`; for tests).
@@ -84,7 +87,7 @@ impl LazyRequeue {
         }
         let planes = sim.layout.planes() as usize;
         let armed = if held { vec![NONE; sim.layout.dies() as usize] } else { Vec::new() };
-        LazyRequeue { on, held, armed, left: vec![0; planes], aside: vec![Vec::new(); planes], kept_aside: 0, put_back: 0 }
+        LazyRequeue { on, held, armed, left: vec![0; planes], aside: vec![0; planes], kept_aside: 0, put_back: 0 }
     }
 }
 
@@ -92,51 +95,83 @@ impl Simulator {
     /// An erase in `plane` freed a block: its stalled writes go back to the head of their die's
     /// queue, in order (all of them, or as many as can take a page plus one).
     pub(super) fn requeue_stalled(&mut self, plane: u32) {
-        let mut waiting = std::mem::take(&mut self.stalled[plane as usize]);
-        if self.requeue.on {
-            debug_assert!(self.requeue.left[plane as usize] == 0 && self.requeue.aside[plane as usize].is_empty());
-            let room = self.ftl.host_room_bound(plane) as usize;
-            if waiting.len() > room + 1 {
-                let aside = waiting.split_off(room + 1);
-                if self.requeue.held {
-                    self.tsu.hold_aside(self.layout.die_of_plane(plane), aside.len() as u32);
-                }
-                self.requeue.kept_aside += aside.len() as u64;
-                self.requeue.aside[plane as usize] = aside;
+        let p = plane as usize;
+        if !self.requeue.on {
+            for w in std::mem::take(&mut self.stalled[p]).into_iter().rev() {
+                self.tsu.enqueue_front(w, self.txns.get(w));
             }
-            self.requeue.left[plane as usize] = waiting.len() as u32;
+            return;
         }
-        for w in waiting.into_iter().rev() {
+        debug_assert!(self.requeue.left[p] == 0 && self.requeue.aside[p] == 0);
+        let room = self.ftl.host_room_bound(plane) as usize;
+        let waiting = self.stalled[p].len();
+        let requeued = waiting.min(room + 1);
+        let aside = (waiting - requeued) as u32;
+        if aside > 0 {
+            if self.requeue.held {
+                self.tsu.hold_aside(self.layout.die_of_plane(plane), aside);
+            }
+            self.requeue.kept_aside += u64::from(aside);
+        }
+        self.requeue.aside[p] = aside;
+        self.requeue.left[p] = requeued as u32;
+        // The first `requeued` go to the head of the queue, the first of them first.
+        for i in (0..requeued).rev() {
+            let w = self.stalled[p][i];
             self.tsu.enqueue_front(w, self.txns.get(w));
         }
+        self.stalled[p].drain(..requeued);
+    }
+
+    /// Host write `t` of `plane` found no page: it waits for GC, in front of the plane's
+    /// kept-aside writes if there are any (it is one of the writes re-queued before them).
+    #[inline]
+    pub(super) fn write_stalled(&mut self, plane: u32, t: TxnId) {
+        let p = plane as usize;
+        self.counters.write_stalls += 1;
+        if self.requeue.on && self.requeue.aside[p] > 0 {
+            let at = self.stalled[p].len() - self.requeue.aside[p] as usize;
+            self.stalled[p].insert(at, t);
+        } else {
+            self.stalled[p].push_back(t);
+        }
+        self.host_write_tried(plane, true);
     }
 
     /// A host write of `plane` was tried (`stalled`: it found no page). The last re-queued write
     /// of the plane tried, after one stalled: the writes kept aside stall behind them.
     #[inline]
     pub(super) fn host_write_tried(&mut self, plane: u32, stalled: bool) {
-        if !self.requeue.on || self.requeue.left[plane as usize] == 0 {
+        let p = plane as usize;
+        if !self.requeue.on || self.requeue.left[p] == 0 {
             return;
         }
-        self.requeue.left[plane as usize] -= 1;
-        if self.requeue.left[plane as usize] == 0 {
+        self.requeue.left[p] -= 1;
+        if self.requeue.left[p] == 0 {
             if self.requeue.held {
                 return self.aside_at_head(plane, stalled);
             }
-            let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
+            let aside = std::mem::take(&mut self.requeue.aside[p]);
             // With a bound on the room, a write kept aside means one re-queued write stalled:
-            // the last one, as the die takes them in order.
-            if stalled || aside.is_empty() {
-                self.counters.write_stalls += aside.len() as u64;
-                self.stalled[plane as usize].extend(aside);
+            // the last one, as the die takes them in order. The kept-aside writes are already
+            // where they stall, behind it.
+            if stalled || aside == 0 {
+                self.counters.write_stalls += u64::from(aside);
             } else {
                 // Cannot happen while `host_room_bound` bounds the room; should it, the writes
                 // go back to the head of the queue, to be tried next as they would have been.
                 debug_assert!(false, "plane {plane}: writes kept aside but every re-queued one took a page");
-                for w in aside.into_iter().rev() {
-                    self.tsu.enqueue_front(w, self.txns.get(w));
-                }
+                self.put_back_aside(plane, aside);
             }
+        }
+    }
+
+    /// The last `n` stalled writes of `plane` (kept aside) go back to the head of its die's
+    /// queue, in order.
+    fn put_back_aside(&mut self, plane: u32, n: u32) {
+        for _ in 0..n {
+            let w = self.stalled[plane as usize].pop_back().expect("kept-aside writes are in the stalled queue");
+            self.tsu.enqueue_front(w, self.txns.get(w));
         }
     }
 
@@ -145,7 +180,7 @@ impl Simulator {
     /// next choice (`resolve_aside`).
     #[cold]
     fn aside_at_head(&mut self, plane: u32, stalled: bool) {
-        if self.requeue.aside[plane as usize].is_empty() {
+        if self.requeue.aside[plane as usize] == 0 {
             return;
         }
         let die = self.layout.die_of_plane(plane);
@@ -156,10 +191,8 @@ impl Simulator {
             // As in `host_write_tried`: cannot happen while the room is bounded.
             debug_assert!(false, "plane {plane}: writes kept aside but every re-queued one took a page");
             let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
-            self.tsu.drop_aside(die, aside.len() as u32);
-            for w in aside.into_iter().rev() {
-                self.tsu.enqueue_front(w, self.txns.get(w));
-            }
+            self.tsu.drop_aside(die, aside);
+            self.put_back_aside(plane, aside);
         }
     }
 
@@ -179,12 +212,9 @@ impl Simulator {
     fn resolve_aside_now(&mut self, die: u32) {
         let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
         let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
-        let taken = self.tsu.drop_aside(die, aside.len() as u32) as usize;
-        self.counters.write_stalls += taken as u64;
-        self.stalled[plane as usize].extend_from_slice(&aside[..taken]);
-        self.requeue.put_back += (aside.len() - taken) as u64;
-        for &w in aside[taken..].iter().rev() {
-            self.tsu.enqueue_front(w, self.txns.get(w));
-        }
+        let taken = self.tsu.drop_aside(die, aside);
+        self.counters.write_stalls += u64::from(taken);
+        self.requeue.put_back += u64::from(aside - taken);
+        self.put_back_aside(plane, aside - taken);
     }
 }
