@@ -41,7 +41,13 @@
 //! pausing (a die with an operation suspended takes only reads, so the writes wait for its next
 //! choice of a write either way); not with Slacker's write bypassing when the unit is the chip
 //! (`device.advanced.interleave = false`), whose walk would stop at the kept-aside writes in
-//! the middle of other dies' writes.
+//! the middle of other dies' writes. Slacker's write bypassing and write pausing also need the
+//! kept-aside writes to have no slack: a re-queued write has none, but a write that stalled
+//! before its request was wholly queued gets its slack when the request's last transaction is
+//! queued (with read-modify-write, once that write's read is done), and kept aside then, it could
+//! not be passed as its queued copy would have been. Under them an erase keeps writes aside only
+//! if none of its plane's stalled writes belonged to a partly queued request when it stalled
+//! (`LazyRequeue::partial`), and otherwise re-queues all.
 
 use super::txn::TxnId;
 use super::Simulator;
@@ -53,6 +59,12 @@ pub(super) struct LazyRequeue {
     /// The transaction scheduler counts the kept-aside writes (`holds_aside`): they are
     /// resolved at their die's next choice, not when the last re-queued write stalls.
     held: bool,
+    /// Writes are kept aside only if none of the plane's stalled writes belonged to a request
+    /// partly queued when it stalled (`aside_needs_whole_requests`).
+    whole: bool,
+    /// Per plane, with `whole`: its stalled writes whose request had transactions not yet
+    /// queued when they stalled (a request never goes back from wholly queued to partly).
+    partial: Vec<u32>,
     /// Per die: the plane whose kept-aside writes are now at the head of the die's writes,
     /// waiting for its next choice (`NONE`: none).
     armed: Vec<u32>,
@@ -87,7 +99,9 @@ impl LazyRequeue {
         }
         let planes = sim.layout.planes() as usize;
         let armed = if held { vec![NONE; sim.layout.dies() as usize] } else { Vec::new() };
-        LazyRequeue { on, held, armed, left: vec![0; planes], aside: vec![0; planes], kept_aside: 0, put_back: 0 }
+        let whole = held && sim.tsu.aside_needs_whole_requests();
+        let partial = if whole { vec![0; planes] } else { Vec::new() };
+        LazyRequeue { on, held, whole, partial, armed, left: vec![0; planes], aside: vec![0; planes], kept_aside: 0, put_back: 0 }
     }
 }
 
@@ -105,7 +119,10 @@ impl Simulator {
         debug_assert!(self.requeue.left[p] == 0 && self.requeue.aside[p] == 0);
         let room = self.ftl.host_room_bound(plane) as usize;
         let waiting = self.stalled[p].len();
-        let requeued = waiting.min(room + 1);
+        // A stalled write of a request not yet wholly queued could get its slack while kept
+        // aside: with any such write in the plane, all are re-queued (and checked again as they
+        // stall again).
+        let requeued = if self.requeue.whole && std::mem::take(&mut self.requeue.partial[p]) > 0 { waiting } else { waiting.min(room + 1) };
         let aside = (waiting - requeued) as u32;
         if aside > 0 {
             if self.requeue.held {
@@ -129,6 +146,9 @@ impl Simulator {
     pub(super) fn write_stalled(&mut self, plane: u32, t: TxnId) {
         let p = plane as usize;
         self.counters.write_stalls += 1;
+        if self.requeue.whole && self.reqs.items[self.txns.get(t).req as usize].unqueued > 0 {
+            self.requeue.partial[p] += 1;
+        }
         if self.requeue.on && self.requeue.aside[p] > 0 {
             let at = self.stalled[p].len() - self.requeue.aside[p] as usize;
             self.stalled[p].insert(at, t);

@@ -60,9 +60,17 @@ pub trait TransactionScheduler: Send {
     }
     /// `n` host writes of `die` are queued, in the scheduler's eyes, right behind the writes
     /// just put back at the head of the die's queue (`enqueue_front`), and nothing this scheduler
-    /// may put between them (they have no slack, and nothing passes them).
+    /// may put between them (they have no slack, and nothing passes them; see
+    /// `aside_needs_whole_requests`).
     fn hold_aside(&mut self, _die: u32, _n: u32) {
         unreachable!("{} does not hold writes aside", self.name());
+    }
+    /// Whether writes may be held aside only while no request has some transactions queued and
+    /// others not yet: a scheduler that gives a request's transactions their slack when its last
+    /// one is queued, and reads the slack of queued or running writes (a write kept aside would
+    /// get its slack where its queued copy would have been passed or paused).
+    fn aside_needs_whole_requests(&self) -> bool {
+        false
     }
     /// The `n` writes held aside for `die` are now at the head of its write order (all written
     /// before them are taken), and every write of them `next(die)` takes will fail at once

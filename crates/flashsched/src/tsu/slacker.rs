@@ -421,6 +421,13 @@ impl TransactionScheduler for Slacker {
         // they sit among other dies' writes, at a place the counts do not keep.
         !self.mech.wbyp || self.est.unit_is_die()
     }
+    fn aside_needs_whole_requests(&self) -> bool {
+        // Write bypassing walks past queued writes with slack; write pausing pauses running
+        // writes with slack. A write that stalled before its request was wholly queued gets its
+        // slack (eq. 8) when the last transaction is queued (read-modify-write: once its read is
+        // done), maybe while it is kept aside, where its queued copy could have been passed.
+        self.mech.wbyp || self.mech.wp
+    }
     fn hold_aside(&mut self, die: u32, n: u32) {
         self.base.hold_aside(die, n);
         self.host_q[self.est.unit(die) as usize][1] += n;
