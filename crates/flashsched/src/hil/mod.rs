@@ -116,6 +116,14 @@ pub trait DeviceQueue: Send {
     /// A host transaction whose physical location is known. A request's transactions are pushed
     /// one after another.
     fn push(&mut self, id: TxnId, txn: &Txn);
+    /// A transaction of a request whose other transactions went to the chips already: a
+    /// read-modify-write's write, pushed once its read is done. Policies that admit requests
+    /// (PIQ, VIOS: their queue depth counts requests in flight) let it join its request instead of
+    /// queueing it as a new one, which could wait for ever behind requests that cannot complete
+    /// without it.
+    fn push_continuation(&mut self, id: TxnId, txn: &Txn) {
+        self.push(id, txn);
+    }
     /// The next transaction to hand to its chip's queue. Called until it returns `None`, after
     /// pushes and whenever a die finishes (so batching policies can wait for chips to drain).
     /// A policy may set a host write's `place` (speed-aware block choice, VIOS) before returning it.

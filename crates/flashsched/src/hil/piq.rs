@@ -6,7 +6,9 @@
 //! released and that have not completed, plus the batch's requests, fit in `hil.piq.queue_depth`
 //! (spec §1 `dispatch()`: `outstanding + |B.reqs| <= QD`). Unrelated work in the chips (GC, other
 //! batches' transactions) does not hold a batch back. A batch older than `max_age` goes regardless
-//! (starvation guard).
+//! (starvation guard). A read-modify-write's write, pushed once its read is done, belongs to a
+//! request in flight: it joins it and goes at the next pop (`push_continuation`), or requests
+//! waiting for their writes would hold the depth for ever.
 //!
 //! Parameters: `hil.piq.granularity` (`chip`, as in MSST'14; `die` as in TCAD'18), `hil.piq.max_age`
 //! (500ms, mirroring Deadline's read_expire [INFER]), `hil.piq.queue_depth` (32 requests, SATA NCQ
@@ -67,6 +69,8 @@ pub struct Piq {
     waiting: Vec<u32>,
     wanted: Bits,
     releasing: VecDeque<TxnId>,
+    /// Transactions of requests in flight (`push_continuation`), released at the next pop.
+    continuing: VecDeque<TxnId>,
     held: usize,
     dispatch: Dispatch,
 }
@@ -87,6 +91,7 @@ impl Piq {
             waiting: vec![0; units],
             wanted: Bits::new(units),
             releasing: VecDeque::new(),
+            continuing: VecDeque::new(),
             held: 0,
             dispatch: Dispatch::QueueDepth,
         }
@@ -203,8 +208,17 @@ impl DeviceQueue for Piq {
         self.held += 1;
     }
 
+    fn push_continuation(&mut self, id: TxnId, _txn: &Txn) {
+        self.continuing.push_back(id);
+        self.held += 1;
+    }
+
     fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
+        if let Some(t) = self.continuing.pop_front() {
+            self.held -= 1;
+            return Some(t);
+        }
         if self.releasing.is_empty() && self.dispatch == Dispatch::SubRequests {
             self.issue_sub_requests(txns, device);
         } else if self.releasing.is_empty() {

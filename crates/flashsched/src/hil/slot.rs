@@ -21,6 +21,14 @@ impl HilSlot {
         }
     }
 
+    /// `DeviceQueue::push_continuation`.
+    pub fn push_continuation(&mut self, id: TxnId, txn: &Txn) {
+        match self {
+            HilSlot::Fifo(f) => f.push(id, txn),
+            HilSlot::Other(p) => p.push_continuation(id, txn),
+        }
+    }
+
     /// The FIFO policy, when it is the one in the slot: its next transaction is simply the
     /// oldest (`Fifo::take`), with no view of the device to build.
     #[inline]

@@ -11,6 +11,9 @@
 //!   insertion costs the number of batches it looks at.
 //! - **Issue**: reads are preferred ("read requests are always preferentially scheduled in both PIQ
 //!   and VIOS", §4.1): the head chip batch of the read queue goes first, else the write queue's.
+//!   A read-modify-write's write, pushed once its read is done, joins its request, which is in
+//!   flight already, and goes at the next pop with its block chosen as below
+//!   (`push_continuation`); queued as a new request it could wait for ever behind the depth.
 //!   A chip batch is issued whole, channel batch by channel batch, when the flash controller can
 //!   take it, under the same rule as PIQ (`hil.vios.queue_depth` requests issued and not completed,
 //!   or a batch older than `hil.vios.max_age`); a batch holds at most `queue_depth` requests.
@@ -168,6 +171,8 @@ pub struct Vios {
     /// The request whose transactions are being pushed (they arrive one after another).
     pending: Collecting,
     releasing: VecDeque<TxnId>,
+    /// Transactions of requests in flight (`push_continuation`), released at the next pop.
+    continuing: VecDeque<TxnId>,
     held: usize,
     dispatch: Dispatch,
     /// Where a write goes when no other request waits for its chip: `Slowest` (the paper) or
@@ -193,6 +198,7 @@ impl Vios {
             in_flight: FxHashSet::default(),
             pending: Collecting::new(layout.chips() as usize),
             releasing: VecDeque::new(),
+            continuing: VecDeque::new(),
             held: 0,
             dispatch: Dispatch::QueueDepth,
             unconflicted: Placement::Slowest,
@@ -422,8 +428,25 @@ impl DeviceQueue for Vios {
         self.held += 1;
     }
 
+    fn push_continuation(&mut self, id: TxnId, _txn: &Txn) {
+        self.continuing.push_back(id);
+        self.held += 1;
+    }
+
     fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
+        if let Some(t) = self.continuing.pop_front() {
+            // A read-modify-write's write: its block by the rule of Fig. 4, as when its request
+            // is issued (the chip's NR counts the requests waiting for it).
+            let x = &mut txns[t as usize];
+            if x.kind == TxnKind::HostWrite {
+                let chip = self.layout.chip_of_die(x.die);
+                let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
+                x.place = if conflict { Placement::Fastest } else { self.unconflicted };
+            }
+            self.held -= 1;
+            return Some(t);
+        }
         if self.releasing.is_empty() && matches!(self.dispatch, Dispatch::IdleRequests | Dispatch::SubRequests) {
             // Reads first: the read batches' ready requests, then the write batches'.
             let mut claimed = std::mem::replace(&mut self.claimed, Bits::new(0));

@@ -58,7 +58,7 @@ impl Simulator {
                 // write, not a piece of the request: no slack or stages of its own (the write's
                 // device_queue holds it).
                 self.txns.get_mut(w).enqueued = now;
-                self.hil.push(w, self.txns.get(w));
+                self.hil.push_continuation(w, self.txns.get(w));
                 self.need_dispatch = true;
                 self.reqs.items[txn.req as usize].subs_left -= 1;
                 return;

@@ -154,3 +154,27 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     // Multi-plane commands (as under `compat = "mqsim"`) re-queue every stalled write.
     assert!(!lazy(&["tsu.scheduler=\"o3\"", "device.advanced.multi_plane=\"same_page\""]));
 }
+
+/// A read-modify-write's write is queued in the device queue once its read is done, when its
+/// request is already in flight: PIQ and VIOS, which admit requests up to a queue depth, let it
+/// join its request (`DeviceQueue::push_continuation`). Queued as a new request it waited behind
+/// requests that could not complete without it, and the run stopped with nearly every request
+/// unfinished ("no event left to run"), under every dispatch rule but VIOS's `idle_requests`.
+#[test]
+fn read_modify_write_completes_under_the_request_admitting_device_queues() {
+    let cases: &[&[&str]] = &[
+        &["hil.scheduler=\"piq\""],
+        &["hil.scheduler=\"piq\"", "hil.piq.dispatch=\"sub_requests\""],
+        &["hil.scheduler=\"vios\""],
+        &["hil.scheduler=\"vios\"", "hil.vios.dispatch=\"idle_units\""],
+        &["hil.scheduler=\"vios\"", "hil.vios.dispatch=\"idle_requests\""],
+        &["hil.scheduler=\"vios\"", "hil.vios.dispatch=\"sub_requests\""],
+    ];
+    for extra in cases {
+        let mut sets = vec!["ftl.precondition.fill=0.8", "ftl.partial_writes=\"read_modify_write\"", "workload.synthetic.align=\"512B\"", "workload.synthetic.interarrival=50us", "host.queue_depth=256"];
+        sets.extend_from_slice(extra);
+        let o = run(&sets, false);
+        assert_eq!(o.completed, 4000, "{extra:?}");
+        assert!(o.counters.rmw_reads > 1000, "{extra:?}: {} read-modify-write reads", o.counters.rmw_reads);
+    }
+}
