@@ -333,6 +333,10 @@ impl Simulator {
             };
             if let Some(who) = who {
                 let ppn = self.ftl.allocate_in(x.plane, who, self.wear.write_stream(&x)).expect("the page was peeked free");
+                if who == Writer::Host {
+                    // Possibly one of its plane's re-queued writes (`stall`): tried, and it took a page.
+                    self.host_write_tried(x.plane, false);
+                }
                 self.place_write(c, x.lpn, ppn);
             }
             self.flash.dies[die as usize].join(c);

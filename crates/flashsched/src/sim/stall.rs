@@ -15,7 +15,9 @@
 //! stalled, the rest go back to the plane's stalled list behind those that stalled again, and
 //! `write_stalls` counts them, as the retries would have. This is exact only where nothing else
 //! can take the plane's pages or see how many writes the die's queue holds while the re-queued
-//! writes are tried: no multi-plane or multi-die commands, one write stream (no write grouping
+//! writes are tried: no multi-die commands (multi-plane ones are fine: a re-queued write that joins
+//! another write's command is tried there, and a kept-aside one could not join, its plane having
+//! no page), one write stream (no write grouping
 //! or wear leveling), no idle-time task, no relocation of stalled writes (the dynamic
 //! allocator's), greedy GC, and a transaction scheduler that is either FCFS in the simulator's
 //! own slot without suspension (whose queue is a FIFO per die and whose other users only ask
@@ -87,7 +89,6 @@ impl LazyRequeue {
         let fcfs = matches!(sim.tsu, crate::tsu::TsuSlot::Fcfs(_));
         let held = !fcfs && sim.tsu.holds_aside();
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
-            && f.adv.multi_plane == crate::ctrl::MultiPlane::Off
             && !f.adv.multi_die
             && sim.wear.grouping.is_none()
             && sim.wear.leveler.is_none()

@@ -91,6 +91,9 @@ fn stalled_writes_kept_aside_give_the_same_run() {
         &[],
         &["device.geometry.dies_per_chip=2", "workload.synthetic.read_ratio=0.5"],
         &["device.variation.enabled=true", "hil.scheduler=\"vios\"", "ftl.precondition.pe_cycles=12000", "device.geometry.dies_per_chip=4"],
+        // Multi-plane commands: a re-queued write may join another write's command.
+        &["device.advanced.multi_plane=\"same_page\"", "workload.synthetic.read_ratio=0.4"],
+        &["device.advanced.multi_plane=\"same_block_page\"", "device.geometry.planes_per_die=4", "device.geometry.dies_per_chip=2"],
     ];
     for extra in cases {
         let ((a, kept, _), (b, none, _)) = (overloaded_run(extra, true), overloaded_run(extra, false));
@@ -119,6 +122,10 @@ fn stalled_writes_kept_aside_by_reordering_schedulers_give_the_same_run() {
         &["tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "device.advanced.interleave=false", "workload.synthetic.read_ratio=0.4"],
         &["tsu.scheduler=\"frfcfs\"", "tsu.frfcfs.write_queue=8", "workload.synthetic.read_ratio=0.6", "device.suspend.program=true", "device.suspend.erase=true", "tsu.suspend_for_reads=true"],
         &["tsu.scheduler=\"slacker\"", "device.suspend.program=true"],
+        // Multi-plane commands, as on Slacker's drive (`slacker2017`).
+        &["tsu.scheduler=\"slacker\"", "device.suspend.program=true", "device.advanced.multi_plane=\"same_block_page\"", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.4"],
+        &["tsu.scheduler=\"frfcfs\"", "device.advanced.multi_plane=\"same_page\"", "device.geometry.planes_per_die=4"],
+        &["tsu.scheduler=\"o3\"", "device.advanced.multi_plane=\"same_page\"", "workload.synthetic.read_ratio=0.5"],
         // Read-modify-write: a request's last write is queued once its read is done, long after
         // its other writes may have stalled and been kept aside; they get their slack then.
         &["tsu.scheduler=\"wbyp\"", "ftl.partial_writes=\"read_modify_write\"", "workload.synthetic.align=\"512B\"", "device.geometry.pages_per_block=64", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=4"],
@@ -141,7 +148,8 @@ fn stalled_writes_kept_aside_by_reordering_schedulers_give_the_same_run() {
 #[test]
 fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     let lazy = |sets: &[&str]| {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).chain(["device.suspend.program=true".to_string(), "workload.kind=synthetic".to_string()]).collect();
+        let suspend = if sets.iter().any(|s| s.starts_with("device.suspend.program")) { None } else { Some("device.suspend.program=true".to_string()) };
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).chain(suspend).chain(["workload.kind=synthetic".to_string()]).collect();
         let s = crate::config::load(Some("tiny"), None, &sets).expect("config");
         Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator").requeue.on
     };
@@ -151,8 +159,8 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     assert!(lazy(&["tsu.scheduler=\"slacker\""]));
     assert!(lazy(&["tsu.scheduler=\"frfcfs\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
     assert!(lazy(&["tsu.scheduler=\"o3\""]));
-    // Multi-plane commands (as under `compat = "mqsim"`) re-queue every stalled write.
-    assert!(!lazy(&["tsu.scheduler=\"o3\"", "device.advanced.multi_plane=\"same_page\""]));
+    // Multi-die commands (as under `compat = "mqsim"`) re-queue every stalled write.
+    assert!(!lazy(&["tsu.scheduler=\"o3\"", "device.advanced.multi_die=true", "device.advanced.interleave=false", "device.suspend.program=false"]));
 }
 
 /// A read-modify-write's write is queued in the device queue once its read is done, when its
