@@ -149,3 +149,17 @@ fn bad_buffered_configs_name_their_key() {
     let direct = config::load(Some("tiny"), None, &["workload.kind=jobs".into(), "workload.jobs.fsync=4".into()]).unwrap_err().to_string();
     assert!(direct.contains("workload.jobs.fsync"), "{direct}");
 }
+
+/// `workload.skip` with buffered jobs: the jobs' first requests are dropped before any starts,
+/// as for unbuffered jobs, and the rest run. (It used to start the jobs to drop their first
+/// requests, which then never completed: "the workload holds no requests".)
+#[test]
+fn skip_drops_the_buffered_jobs_first_requests_and_the_rest_run() {
+    let r = buffered(&["workload.skip=8"]);
+    let w = &r.json["workload"];
+    assert_eq!(u(&w["skipped"]), 8, "{w}");
+    assert_eq!(u(&w["unfinished_jobs"]), 0);
+    assert_eq!(u(&w["job_ops"]), 1200 - 8);
+    let one = buffered(&["workload.skip=1", "workload.jobs.numjobs=1", "workload.jobs.iodepth=1"]);
+    assert_eq!(u(&one.json["workload"]["job_ops"]), 299);
+}
