@@ -281,6 +281,15 @@ impl Vios {
         q.recycle(b);
     }
 
+    /// Fig. 4 for host write `x` issued now: the fastest block if other requests wait for its
+    /// chip (NR > 1) or work is queued there, else `unconflicted`.
+    #[inline(always)]
+    fn place(&self, x: &mut Txn, device: &DeviceView) {
+        let chip = self.layout.chip_of_die(x.die);
+        let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
+        x.place = if conflict { Placement::Fastest } else { self.unconflicted };
+    }
+
     /// Issue one waiting request: it leaves the chip-state vector, its writes get their placement.
     #[inline(always)]
     fn issue_slot(&mut self, slot: Slot, read: bool, txns: &mut [Txn], device: &DeviceView) {
@@ -289,12 +298,9 @@ impl Vios {
             for &t in &w.txns {
                 let x = &mut txns[t as usize];
                 // A write request's read-modify-write reads stay where their page is.
-                if x.kind != TxnKind::HostWrite {
-                    continue;
+                if x.kind == TxnKind::HostWrite {
+                    self.place(x, device);
                 }
-                let chip = self.layout.chip_of_die(x.die);
-                let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
-                x.place = if conflict { Placement::Fastest } else { self.unconflicted };
             }
         }
         for &c in &w.chips {
@@ -440,9 +446,7 @@ impl DeviceQueue for Vios {
             // is issued (the chip's NR counts the requests waiting for it).
             let x = &mut txns[t as usize];
             if x.kind == TxnKind::HostWrite {
-                let chip = self.layout.chip_of_die(x.die);
-                let conflict = self.nr[chip as usize] > 1 || (device.chip_queued)(chip) > 0;
-                x.place = if conflict { Placement::Fastest } else { self.unconflicted };
+                self.place(x, device);
             }
             self.held -= 1;
             return Some(t);

@@ -195,7 +195,7 @@ impl Simulator {
                     Phase::WriteIn
                 }
                 None => {
-                    self.write_stalled(txn.plane, t);
+                    self.write_stalled(txn.plane, t, txn.req);
                     self.maybe_gc(txn.plane);
                     if self.cross_plane && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
                         // GC cannot free anything in this plane (dynamic allocation, or wear

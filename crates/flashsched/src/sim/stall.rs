@@ -51,7 +51,7 @@
 //! if none of its plane's stalled writes belonged to a partly queued request when it stalled
 //! (`LazyRequeue::partial`), and otherwise re-queues all.
 
-use super::txn::TxnId;
+use super::txn::{ReqId, TxnId};
 use super::Simulator;
 use crate::nand::NONE;
 
@@ -111,12 +111,19 @@ impl Simulator {
     /// queue, in order (all of them, or as many as can take a page plus one).
     pub(super) fn requeue_stalled(&mut self, plane: u32) {
         let p = plane as usize;
-        if !self.requeue.on {
-            for w in std::mem::take(&mut self.stalled[p]).into_iter().rev() {
-                self.tsu.enqueue_front(w, self.txns.get(w));
-            }
-            return;
+        let requeued = if self.requeue.on { self.keep_aside(plane) } else { self.stalled[p].len() };
+        // The first `requeued` go to the head of the queue, the first of them first.
+        for i in (0..requeued).rev() {
+            let w = self.stalled[p][i];
+            self.tsu.enqueue_front(w, self.txns.get(w));
         }
+        self.stalled[p].drain(..requeued);
+    }
+
+    /// The lazy re-queue of an erase in `plane`: how many of its stalled writes go back to the
+    /// queue; the rest are kept aside.
+    fn keep_aside(&mut self, plane: u32) -> usize {
+        let p = plane as usize;
         debug_assert!(self.requeue.left[p] == 0 && self.requeue.aside[p] == 0);
         let room = self.ftl.host_room_bound(plane) as usize;
         let waiting = self.stalled[p].len();
@@ -133,21 +140,17 @@ impl Simulator {
         }
         self.requeue.aside[p] = aside;
         self.requeue.left[p] = requeued as u32;
-        // The first `requeued` go to the head of the queue, the first of them first.
-        for i in (0..requeued).rev() {
-            let w = self.stalled[p][i];
-            self.tsu.enqueue_front(w, self.txns.get(w));
-        }
-        self.stalled[p].drain(..requeued);
+        requeued
     }
 
-    /// Host write `t` of `plane` found no page: it waits for GC, in front of the plane's
-    /// kept-aside writes if there are any (it is one of the writes re-queued before them).
+    /// Host write `t` of `plane` (of request `req`) found no page: it waits for GC, in front of
+    /// the plane's kept-aside writes if there are any (it is one of the writes re-queued before
+    /// them).
     #[inline]
-    pub(super) fn write_stalled(&mut self, plane: u32, t: TxnId) {
+    pub(super) fn write_stalled(&mut self, plane: u32, t: TxnId, req: ReqId) {
         let p = plane as usize;
         self.counters.write_stalls += 1;
-        if self.requeue.whole && self.reqs.items[self.txns.get(t).req as usize].unqueued > 0 {
+        if self.requeue.whole && self.reqs.items[req as usize].unqueued > 0 {
             self.requeue.partial[p] += 1;
         }
         if self.requeue.on && self.requeue.aside[p] > 0 {

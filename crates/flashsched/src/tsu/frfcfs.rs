@@ -53,14 +53,11 @@ impl FrFcfs {
         (self.writes[chip].len() as u64 + u64::from(self.aside_chip[chip])) * 100 > self.drain_above
     }
 
-    /// Host writes of `die` held aside (`TransactionScheduler::hold_aside`).
-    pub(super) fn aside_of_die(&self, die: u32) -> u32 {
-        self.aside_die[die as usize]
-    }
-
-    /// Host writes of `chip` held aside.
-    pub(super) fn aside_of_chip(&self, chip: u32) -> u32 {
-        self.aside_chip[chip as usize]
+    /// Host writes held aside (`TransactionScheduler::hold_aside`) for `die`, or for its whole
+    /// chip (Slacker's debug check of its counts).
+    #[cfg(debug_assertions)]
+    pub(super) fn aside_of(&self, die: u32, whole_chip: bool) -> u32 {
+        if whole_chip { self.aside_chip[self.layout.chip_of_die(die) as usize] } else { self.aside_die[die as usize] }
     }
 
     fn queue(&mut self, txn: &Txn) -> &mut VecDeque<(TxnId, u32)> {

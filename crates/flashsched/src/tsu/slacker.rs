@@ -275,7 +275,7 @@ impl Slacker {
             let subs = &self.subs;
             let same = |&(t, d): &(TxnId, u32)| self.est.unit(d) == unit && t != id && subs.get(t as usize).is_some_and(|s| s.host);
             // Writes held aside are ahead of every write of their unit (nothing passes them).
-            let aside = if self.est.unit_is_die() { self.base.aside_of_die(die) } else { self.base.aside_of_chip(chip as u32) };
+            let aside = self.base.aside_of(die, !self.est.unit_is_die());
             let walk = if read {
                 Ahead { reads: self.base.reads[chip].iter().take(pos).filter(|e| same(e)).count() as u32, writes: 0 }
             } else {
