@@ -151,7 +151,7 @@ impl WearLeveler for Rbwl {
     }
 
     fn on_erase(&mut self, block: u32) {
-        self.bet.erased(block);
+        self.bet.erased(block, block);
         // The block's pages are unread again.
         let ppb = self.layout.pages_per_block as u64;
         let first = block as u64 * ppb;
@@ -191,6 +191,7 @@ impl WearLeveler for Rbwl {
             }
             let kind = self.kind(ftl, b);
             self.targets[kind as usize] += 1;
+            self.bet.collecting(b);
             if kind == OTHER {
                 return Some(WlAction::Collect(b));
             }

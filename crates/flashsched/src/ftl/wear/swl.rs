@@ -50,7 +50,7 @@ impl WearLeveler for Swl {
 
     /// SWL_BETUpdate.
     fn on_erase(&mut self, block: u32) {
-        self.bet.erased(block >> self.k);
+        self.bet.erased(block >> self.k, block);
     }
 
     /// SWL_Procedure, one block at a time.
@@ -66,6 +66,7 @@ impl WearLeveler for Swl {
             let first = self.f_index << self.k;
             let last = ((self.f_index + 1) << self.k).min(ftl.layout.blocks());
             if let Some(b) = (first..last).find(|&b| collectable(ftl, b)) {
+                self.bet.collecting(b);
                 return Some(WlAction::Collect(b));
             }
             if (first..last).any(|b| ftl.block_state(b) == BlockState::Full || ftl.block_state(b) == BlockState::Victim) {
