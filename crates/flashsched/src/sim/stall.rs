@@ -14,12 +14,13 @@
 //! the rest aside. When the last re-queued write of the plane has been tried and one of them
 //! stalled, the rest go back to the plane's stalled list behind those that stalled again, and
 //! `write_stalls` counts them, as the retries would have. This is exact only where nothing else
-//! can take the plane's pages or see how many writes the die's queue holds while the re-queued
-//! writes are tried: no multi-die commands (multi-plane ones are fine: a re-queued write that joins
-//! another write's command is tried there, and a kept-aside one could not join, its plane having
-//! no page), one write stream (no write grouping
-//! or wear leveling), no idle-time task, no relocation of stalled writes (the dynamic
-//! allocator's), greedy GC, and a transaction scheduler that is either FCFS in the simulator's
+//! can free a page of the plane or see how many writes the die's queue holds while the re-queued
+//! writes are tried (anything may take pages then: the room only shrinks, and the bound holds): no
+//! multi-die commands (multi-plane ones are fine: a re-queued write that joins another write's
+//! command is tried there, and a kept-aside one could not join, its plane having no page), one
+//! write stream for host writes (no write grouping, where a write of one stream finds a page when
+//! another's found none), no relocation of stalled writes (the dynamic allocator's, and read
+//! balance-oriented wear leveling's, `cross_plane`), greedy GC, and a transaction scheduler that is either FCFS in the simulator's
 //! own slot without suspension (whose queue is a FIFO per die and whose other users only ask
 //! whether it is empty: the conflict flag, the device queues' view, WR) or one that counts the
 //! kept-aside writes (below). Other runs re-queue every stalled write, as before
@@ -28,6 +29,12 @@
 //! first read at once (`Simulator::starts_at_once`) where it used to queue it behind them and
 //! start it after their retries, at the same instant; the two paths are the same run
 //! (`sim::tests::an_idle_die_skips_fcfs_queue_with_the_same_results`).
+//!
+//! Static wear leveling and the idle-time task take part. A wear-leveling collection is GC's
+//! (one a plane at a time, its moves in the plane's default stream, its erase through the die's
+//! queue), started after any erase instead of a stall; an idle turn needs its chip with nothing
+//! queued (kept-aside writes count as queued under the schedulers that hold them, and under FCFS
+//! they are resolved at the stall itself), and its re-program only takes a page.
 //!
 //! Schedulers that reorder (FR-FCFS, and Slacker on it) see the writes in their queues: the
 //! write queue's length decides whether a chip drains its writes, and Slacker counts the host
@@ -91,8 +98,6 @@ impl LazyRequeue {
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && !f.adv.multi_die
             && sim.wear.grouping.is_none()
-            && sim.wear.leveler.is_none()
-            && sim.idle_task.is_none()
             && !sim.cross_plane
             && s.ftl.gc_policy == "greedy";
         if !on {

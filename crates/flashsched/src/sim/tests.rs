@@ -94,13 +94,18 @@ fn stalled_writes_kept_aside_give_the_same_run() {
         // Multi-plane commands: a re-queued write may join another write's command.
         &["device.advanced.multi_plane=\"same_page\"", "workload.synthetic.read_ratio=0.4"],
         &["device.advanced.multi_plane=\"same_block_page\"", "device.geometry.planes_per_die=4", "device.geometry.dies_per_chip=2"],
+        // Static wear leveling and the idle-time task (re-programs) with writes kept aside.
+        &["seed=225", "device.geometry.planes_per_die=2", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=1", "ftl.swl.set_bits=1", "ftl.precondition.pe_cycles=100", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"27us\"", "workload.synthetic.arrival=\"onoff\""],
     ];
+    let (mut wl, mut rr) = (0, 0);
     for extra in cases {
         let ((a, kept, _), (b, none, _)) = (overloaded_run(extra, true), overloaded_run(extra, false));
         assert!(kept > 1000 && none == 0, "{extra:?}: {kept} writes kept aside");
         assert!(a.counters.write_stalls > 10_000, "{extra:?}: {} stalls", a.counters.write_stalls);
         assert_same_run(&a, &b, &format!("{extra:?}"));
+        (wl, rr) = (wl + a.counters.wl_collections, rr + a.counters.reprograms);
     }
+    assert!(wl > 0 && rr > 0, "wear leveling ({wl} collections) and the idle task ({rr} re-programs) ran");
 }
 
 /// The same under schedulers that reorder and count the kept-aside writes without holding them
@@ -130,6 +135,9 @@ fn stalled_writes_kept_aside_by_reordering_schedulers_give_the_same_run() {
         // its other writes may have stalled and been kept aside; they get their slack then.
         &["tsu.scheduler=\"wbyp\"", "ftl.partial_writes=\"read_modify_write\"", "workload.synthetic.align=\"512B\"", "device.geometry.pages_per_block=64", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=4"],
         &["tsu.scheduler=\"slacker\"", "device.suspend.program=true", "ftl.partial_writes=\"read_modify_write\"", "workload.synthetic.align=\"512B\"", "device.geometry.pages_per_block=64", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=4", "seed=3"],
+        // Static wear leveling and the idle-time task (re-programs).
+        &["seed=216", "tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "device.suspend.erase=true", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=1", "ftl.swl.set_bits=2", "ftl.precondition.pe_cycles=100", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"493us\""],
+        &["seed=227", "tsu.scheduler=\"wbyp\"", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.6", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=2", "ftl.precondition.pe_cycles=100", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"415us\""],
     ];
     let mut put_back = 0;
     for extra in cases {
@@ -185,4 +193,59 @@ fn read_modify_write_completes_under_the_request_admitting_device_queues() {
         assert_eq!(o.completed, 4000, "{extra:?}");
         assert!(o.counters.rmw_reads > 1000, "{extra:?}: {} read-modify-write reads", o.counters.rmw_reads);
     }
+}
+
+/// Not a test but a tool, run by hand when the lazy re-queue is extended to more features: random
+/// overloaded configurations (seeds CAMPAIGN_START.., CAMPAIGN_N of them; CAMPAIGN_FEATS adds
+/// `wl`, `idle`, `md` for wear leveling, the idle task, multi-die commands), each run lazy and
+/// eager, compared as the tests above compare them. `cargo test -p flashsched --lib lazy_campaign
+/// -- --ignored --nocapture` (without `--release`, to keep the debug assertions).
+#[test]
+#[ignore]
+fn lazy_campaign() {
+    use rand::{Rng as _, SeedableRng as _};
+    let n: u64 = std::env::var("CAMPAIGN_N").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+    let start: u64 = std::env::var("CAMPAIGN_START").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let feats: Vec<String> = std::env::var("CAMPAIGN_FEATS").unwrap_or_default().split(',').map(|s| s.to_string()).collect();
+    let mut bad = 0;
+    for i in start..start + n {
+        let mut r = rand_pcg::Pcg64Mcg::seed_from_u64(i);
+        let mut sets: Vec<String> = vec![format!("seed={i}")];
+        let pick = |r: &mut rand_pcg::Pcg64Mcg, xs: &[&str]| xs[r.random_range(0..xs.len())].to_string();
+        sets.push(format!("tsu.scheduler=\"{}\"", pick(&mut r, &["fcfs", "fcfs", "frfcfs", "o3", "slacker", "wbyp", "rbyp+wp"])));
+        sets.push(format!("device.geometry.dies_per_chip={}", pick(&mut r, &["1", "2", "4"])));
+        sets.push(format!("device.geometry.planes_per_die={}", pick(&mut r, &["1", "2", "4"])));
+        sets.push(format!("workload.synthetic.read_ratio={}", pick(&mut r, &["0.0", "0.3", "0.6"])));
+        sets.push(format!("workload.synthetic.requests={}", pick(&mut r, &["3000", "6000"])));
+        if r.random_bool(0.4) { sets.push(format!("device.advanced.multi_plane=\"{}\"", pick(&mut r, &["same_page", "same_block_page"]))); }
+        if sets[1].contains("slacker") || sets[1].contains("wp") || r.random_bool(0.3) { sets.push("device.suspend.program=true".into()); }
+        if r.random_bool(0.3) { sets.push("device.suspend.erase=true".into()); }
+        let md = feats.iter().any(|f| f == "md") && r.random_bool(0.6);
+        if md || r.random_bool(0.2) { sets.push("device.advanced.interleave=false".into()); }
+        if md { sets.push("device.advanced.multi_die=true".into()); }
+        if feats.iter().any(|f| f == "wl") && r.random_bool(0.7) {
+            sets.push("ftl.wear_leveling=\"swl\"".into());
+            sets.push(format!("ftl.swl.threshold={}", r.random_range(1..6)));
+            sets.push(format!("ftl.swl.set_bits={}", r.random_range(0..4)));
+            if r.random_bool(0.5) { sets.push("ftl.precondition.pe_cycles=100".into()); }
+        }
+        if feats.iter().any(|f| f == "idle") && r.random_bool(0.7) {
+            sets.push("ftl.idle_task=\"rr\"".into());
+            sets.push("device.ldpc.enabled=true".into());
+            sets.push(format!("device.idle.threshold=\"{}us\"", r.random_range(1..500)));
+            sets.push(format!("workload.synthetic.arrival=\"{}\"", pick(&mut r, &["poisson", "onoff"])));
+        }
+        if r.random_bool(0.2) { sets.push("device.variation.enabled=true".into()); sets.push("hil.scheduler=\"vios\"".into()); }
+        let extra: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
+        let s = crate::config::load(Some("tiny"), None, &extra.iter().map(|s| s.to_string()).chain(["workload.kind=synthetic".to_string()]).collect::<Vec<_>>());
+        let Ok(s) = s else { eprintln!("{i}: config error {:?}", s.err()); continue };
+        let sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
+        if !sim.requeue.on { eprintln!("{i}: not lazy"); continue; }
+        drop(sim);
+        let ((a, kept, back), (b, _, _)) = (overloaded_run(&extra, true), overloaded_run(&extra, false));
+        let same = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_same_run(&a, &b, "x"))).is_ok();
+        eprintln!("{i}: {} kept {kept} back {back} stalls {} wl {} rr {} {:?}", if same { "same" } else { "DIFF" }, a.counters.write_stalls, a.counters.wl_collections, a.counters.reprograms, extra);
+        if !same { bad += 1; }
+    }
+    assert_eq!(bad, 0);
 }
