@@ -190,18 +190,24 @@ impl Simulator {
             }
             TxnKind::HostWrite => match self.ftl.allocate_in(txn.plane, Writer::Host, self.wear.write_stream(&txn)) {
                 Some(ppn) => {
-                    self.host_write_tried(txn.plane, false);
+                    self.host_write_tried(txn.plane, t, false);
                     self.place_write(t, txn.lpn, ppn);
                     Phase::WriteIn
                 }
                 None => {
-                    self.write_stalled(txn.plane, t, txn.req);
+                    let aside_waits = self.write_stalled(txn.plane, t, txn.req);
                     self.maybe_gc(txn.plane);
-                    if self.cross_plane && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
+                    if self.cross_plane {
                         // GC cannot free anything in this plane (dynamic allocation, or wear
                         // leveling's migrations from other planes, filled it with valid data):
                         // the write goes to another plane instead of waiting forever.
-                        self.relocate_write(die, t);
+                        let relocating = self.ftl.planes[txn.plane as usize].gc_victim == NONE;
+                        if aside_waits {
+                            self.after_stall(txn.plane, relocating);
+                        }
+                        if relocating {
+                            self.relocate_write(die, t);
+                        }
                     }
                     return;
                 }
@@ -335,7 +341,7 @@ impl Simulator {
                 let ppn = self.ftl.allocate_in(x.plane, who, self.wear.write_stream(&x)).expect("the page was peeked free");
                 if who == Writer::Host {
                     // Possibly one of its plane's re-queued writes (`stall`): tried, and it took a page.
-                    self.host_write_tried(x.plane, false);
+                    self.host_write_tried(x.plane, c, false);
                 }
                 self.place_write(c, x.lpn, ppn);
             }
@@ -612,9 +618,7 @@ impl Simulator {
                 self.requeue_stalled(txn.plane);
                 // Writes stuck in full planes may find room elsewhere now (`relocate_write`).
                 for p in std::mem::take(&mut self.stuck) {
-                    for w in std::mem::take(&mut self.stalled[p as usize]).into_iter().rev() {
-                        self.tsu.enqueue_front(w, self.txns.get(w));
-                    }
+                    self.requeue_stuck(p);
                     let d = self.layout.die_of_plane(p);
                     if d != die {
                         self.try_start_die(d);

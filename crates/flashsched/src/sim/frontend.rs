@@ -237,8 +237,8 @@ impl Simulator {
                     Op::Write => {
                         self.counters.host_pages_written += 1;
                         let plane = {
-                            let (dies, tsu, ftl) = (&self.flash.dies, &self.tsu, &self.ftl);
-                            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + u32::from(!dies[d as usize].is_idle());
+                            let (dies, tsu, ftl, requeue, layout) = (&self.flash.dies, &self.tsu, &self.ftl, &self.requeue, &self.layout);
+                            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + requeue.unheld_aside(d, layout) + u32::from(!dies[d as usize].is_idle());
                             let plane_free = |p: u32| ftl.free_blocks(p);
                             self.alloc.plane_for_write_with(lpn as u64, || ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free })
                         };

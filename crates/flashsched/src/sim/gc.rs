@@ -158,7 +158,7 @@ impl Simulator {
     pub(super) fn program_across_planes(&mut self, lpn: crate::nand::Lpn, ppn: crate::nand::Ppn) -> Option<crate::nand::Ppn> {
         let old = self.ftl.program(lpn, ppn);
         if let Some(p) = old.map(|o| self.layout.plane_of(o)).filter(|&p| p != self.layout.plane_of(ppn)) {
-            if !self.stalled[p as usize].is_empty() {
+            if self.has_stalled(p) {
                 self.gc_recheck.push(p);
             }
         }

@@ -96,16 +96,24 @@ fn stalled_writes_kept_aside_give_the_same_run() {
         &["device.advanced.multi_plane=\"same_block_page\"", "device.geometry.planes_per_die=4", "device.geometry.dies_per_chip=2"],
         // Static wear leveling and the idle-time task (re-programs) with writes kept aside.
         &["seed=225", "device.geometry.planes_per_die=2", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=1", "ftl.swl.set_bits=1", "ftl.precondition.pe_cycles=100", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"27us\"", "workload.synthetic.arrival=\"onoff\""],
+        // Stalled writes that move to other planes (dynamic allocation, read balance-oriented
+        // wear leveling), with multi-plane commands and with VIOS's placement.
+        &["seed=2013", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=2", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=3", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"386us\"", "ftl.allocation.scheme=\"dynamic\""],
+        &["seed=2096", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.6", "device.advanced.multi_plane=\"same_block_page\"", "ftl.allocation.scheme=\"dynamic\"", "ftl.wear_leveling=\"rbwl\"", "ftl.rbwl.threshold=1", "ftl.precondition.pe_cycles=100"],
+        &["seed=2010", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "ftl.allocation.scheme=\"channel-static\"", "device.variation.enabled=true", "hil.scheduler=\"vios\""],
+        // The dynamic allocator weighs dies by their queues, kept-aside writes included.
+        &["seed=4011", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.read_ratio=0.0", "ftl.allocation.scheme=\"dynamic\"", "ftl.allocation.plane=\"round_robin\""],
     ];
-    let (mut wl, mut rr) = (0, 0);
+    let (mut wl, mut rr, mut moved) = (0, 0, 0);
     for extra in cases {
         let ((a, kept, _), (b, none, _)) = (overloaded_run(extra, true), overloaded_run(extra, false));
         assert!(kept > 1000 && none == 0, "{extra:?}: {kept} writes kept aside");
         assert!(a.counters.write_stalls > 10_000, "{extra:?}: {} stalls", a.counters.write_stalls);
         assert_same_run(&a, &b, &format!("{extra:?}"));
-        (wl, rr) = (wl + a.counters.wl_collections, rr + a.counters.reprograms);
+        (wl, rr, moved) = (wl + a.counters.wl_collections, rr + a.counters.reprograms, moved + a.counters.writes_relocated);
     }
     assert!(wl > 0 && rr > 0, "wear leveling ({wl} collections) and the idle task ({rr} re-programs) ran");
+    assert!(moved > 0, "stalled writes moved to other planes");
 }
 
 /// The same under schedulers that reorder and count the kept-aside writes without holding them
@@ -167,6 +175,9 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     assert!(lazy(&["tsu.scheduler=\"slacker\""]));
     assert!(lazy(&["tsu.scheduler=\"frfcfs\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
     assert!(lazy(&["tsu.scheduler=\"o3\""]));
+    // Stalled writes that move to other planes: under FCFS only.
+    assert!(lazy(&["tsu.scheduler=\"fcfs\"", "ftl.allocation.scheme=\"dynamic\"", "device.suspend.program=false"]));
+    assert!(!lazy(&["tsu.scheduler=\"frfcfs\"", "ftl.allocation.scheme=\"dynamic\""]));
     // Multi-die commands (as under `compat = "mqsim"`) re-queue every stalled write.
     assert!(!lazy(&["tsu.scheduler=\"o3\"", "device.advanced.multi_die=true", "device.advanced.interleave=false", "device.suspend.program=false"]));
 }
@@ -197,7 +208,9 @@ fn read_modify_write_completes_under_the_request_admitting_device_queues() {
 
 /// Not a test but a tool, run by hand when the lazy re-queue is extended to more features: random
 /// overloaded configurations (seeds CAMPAIGN_START.., CAMPAIGN_N of them; CAMPAIGN_FEATS adds
-/// `wl`, `idle`, `md` for wear leveling, the idle task, multi-die commands), each run lazy and
+/// `wl`, `idle`, `md`, `xp` for wear leveling, the idle task, multi-die commands, dynamic
+/// allocation and read balance-oriented wear leveling; CAMPAIGN_SCHED fixes the transaction
+/// scheduler; CAMPAIGN_SETS replaces the configuration), each run lazy and
 /// eager, compared as the tests above compare them. `cargo test -p flashsched --lib lazy_campaign
 /// -- --ignored --nocapture` (without `--release`, to keep the debug assertions).
 #[test]
@@ -212,7 +225,8 @@ fn lazy_campaign() {
         let mut r = rand_pcg::Pcg64Mcg::seed_from_u64(i);
         let mut sets: Vec<String> = vec![format!("seed={i}")];
         let pick = |r: &mut rand_pcg::Pcg64Mcg, xs: &[&str]| xs[r.random_range(0..xs.len())].to_string();
-        sets.push(format!("tsu.scheduler=\"{}\"", pick(&mut r, &["fcfs", "fcfs", "frfcfs", "o3", "slacker", "wbyp", "rbyp+wp"])));
+        let sched = pick(&mut r, &["fcfs", "fcfs", "frfcfs", "o3", "slacker", "wbyp", "rbyp+wp"]);
+        sets.push(format!("tsu.scheduler=\"{}\"", std::env::var("CAMPAIGN_SCHED").unwrap_or(sched)));
         sets.push(format!("device.geometry.dies_per_chip={}", pick(&mut r, &["1", "2", "4"])));
         sets.push(format!("device.geometry.planes_per_die={}", pick(&mut r, &["1", "2", "4"])));
         sets.push(format!("workload.synthetic.read_ratio={}", pick(&mut r, &["0.0", "0.3", "0.6"])));
@@ -235,16 +249,33 @@ fn lazy_campaign() {
             sets.push(format!("device.idle.threshold=\"{}us\"", r.random_range(1..500)));
             sets.push(format!("workload.synthetic.arrival=\"{}\"", pick(&mut r, &["poisson", "onoff"])));
         }
+        if feats.iter().any(|f| f == "xp") {
+            if r.random_bool(0.7) {
+                sets.push(format!("ftl.allocation.scheme=\"{}\"", pick(&mut r, &["dynamic", "channel-static"])));
+                if r.random_bool(0.3) { sets.push("ftl.allocation.plane=\"round_robin\"".into()); }
+            }
+            if r.random_bool(0.4) {
+                sets.push("ftl.wear_leveling=\"rbwl\"".into());
+                sets.push(format!("ftl.rbwl.threshold={}", r.random_range(1..4)));
+                sets.push("ftl.precondition.pe_cycles=100".into());
+            }
+        }
         if r.random_bool(0.2) { sets.push("device.variation.enabled=true".into()); sets.push("hil.scheduler=\"vios\"".into()); }
+        if let Ok(v) = std::env::var("CAMPAIGN_SETS") {
+            sets = v.split(' ').map(|s| s.to_string()).collect();
+        }
         let extra: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
         let s = crate::config::load(Some("tiny"), None, &extra.iter().map(|s| s.to_string()).chain(["workload.kind=synthetic".to_string()]).collect::<Vec<_>>());
         let Ok(s) = s else { eprintln!("{i}: config error {:?}", s.err()); continue };
         let sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
         if !sim.requeue.on { eprintln!("{i}: not lazy"); continue; }
         drop(sim);
+        if std::env::var_os("CAMPAIGN_PRINT").is_some() {
+            eprintln!("{i}: running {extra:?}");
+        }
         let ((a, kept, back), (b, _, _)) = (overloaded_run(&extra, true), overloaded_run(&extra, false));
         let same = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| assert_same_run(&a, &b, "x"))).is_ok();
-        eprintln!("{i}: {} kept {kept} back {back} stalls {} wl {} rr {} {:?}", if same { "same" } else { "DIFF" }, a.counters.write_stalls, a.counters.wl_collections, a.counters.reprograms, extra);
+        eprintln!("{i}: {} kept {kept} back {back} stalls {} wl {} rr {} reloc {} {:?}", if same { "same" } else { "DIFF" }, a.counters.write_stalls, a.counters.wl_collections, a.counters.reprograms, a.counters.writes_relocated, extra);
         if !same { bad += 1; }
     }
     assert_eq!(bad, 0);
