@@ -317,6 +317,18 @@ impl Ftl {
         (self.planes[plane as usize].free_blocks as u64 * ppb + self.left_in(plane, STREAM_DEFAULT) as u64).saturating_sub(ppb)
     }
 
+    /// `host_room_bound` with write grouping's hot stream as well: its open block's pages come
+    /// on top (a hot write takes one while the pages above GC's reserve are at least a block,
+    /// and a hot block opened takes a block's worth of them).
+    pub fn host_room_bound_streams(&self, plane: u32) -> u64 {
+        self.host_room_bound(plane) + self.left_in(plane, STREAM_HOT) as u64
+    }
+
+    /// Whether a host write of `stream` can take a page of `plane` now.
+    pub fn host_may_take(&self, plane: u32, stream: Stream) -> bool {
+        self.may_take(plane, Writer::Host, stream, self.left_in(plane, stream))
+    }
+
     /// Pages left in the open block of `stream` of `plane` (0 without one).
     #[inline]
     fn left_in(&self, plane: u32, stream: Stream) -> u32 {

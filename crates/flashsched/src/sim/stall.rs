@@ -18,8 +18,8 @@
 //! writes are tried (anything may take pages then: the room only shrinks, and the bound holds): no
 //! multi-die commands (multi-plane ones are fine: a re-queued write that joins another write's
 //! command is tried there, and a kept-aside one could not join, its plane having no page), one
-//! write stream for host writes (no write grouping, where a write of one stream finds a page when
-//! another's found none), greedy GC, and a transaction scheduler that is either FCFS in the
+//! write stream for host writes unless under FCFS (below), greedy GC, and a transaction
+//! scheduler that is either FCFS in the
 //! simulator's own slot without suspension (whose queue is a FIFO per die and whose other users
 //! only ask whether it is empty: the conflict flag, the device queues' view, WR; the dynamic
 //! allocator, which weighs dies by how many transactions they have queued, is told of the
@@ -44,6 +44,17 @@
 //! and GC look (`has_stalled`). Not under the reordering schedulers: a randomized comparison
 //! found Slacker's write bypassing with device-queue placement (VIOS) and multi-plane commands
 //! taking another path, not understood yet.
+//!
+//! Write grouping (two streams of host writes, each with its own open block), under FCFS
+//! without multi-plane commands or relocation: a write of one stream may find a page where the
+//! last re-queued write, of the other, found none, and the last re-queued write may itself take
+//! a page. The room bound counts both streams' open blocks (`Ftl::host_room_bound_streams`),
+//! and resolving the kept-aside writes is what their tries would have done (`resolve_now`): those
+//! before the first whose stream can take a page stall, and from that one on they are
+//! re-queued as an erase re-queues, as many as can take a page plus one, the rest kept aside
+//! behind them again (`requeue_rest`). That needs no bound to be exact, only to be quick.
+//! (With multi-plane commands a kept-aside write of the other stream could join another
+//! plane's command; with relocation its plane's GC would have to be asked first.)
 //!
 //! Static wear leveling and the idle-time task take part. A wear-leveling collection is GC's
 //! (one a plane at a time, its moves in the plane's default stream, its erase through the die's
@@ -98,6 +109,9 @@ pub(super) struct LazyRequeue {
     /// it or returned from a stuck plane, are tried before it too.)
     last: Vec<TxnId>,
     cross_plane: bool,
+    /// Write grouping: host writes of a plane go to two streams (open blocks), and a write of
+    /// one may find a page where one of the other found none.
+    streams: bool,
     /// Per plane: the stalled writes an erase kept aside, in order. They stay where they were,
     /// the last ones of the plane's stalled queue (`Simulator::stalled`): re-queued writes that
     /// stall again go in front of them, and nothing else stalls in the plane until they are
@@ -116,7 +130,7 @@ impl LazyRequeue {
         let held = !fcfs && sim.tsu.holds_aside();
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && !f.adv.multi_die
-            && sim.wear.grouping.is_none()
+            && (sim.wear.grouping.is_none() || (fcfs && !sim.cross_plane && f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off))
             && (!sim.cross_plane || fcfs)
             && s.ftl.gc_policy == "greedy";
         if !on {
@@ -134,6 +148,7 @@ impl LazyRequeue {
             armed,
             last: vec![NONE; planes],
             cross_plane: sim.cross_plane,
+            streams: sim.wear.grouping.is_some(),
             aside: vec![0; planes],
             kept_aside: 0,
             put_back: 0,
@@ -173,7 +188,7 @@ impl Simulator {
     fn keep_aside(&mut self, plane: u32) -> usize {
         let p = plane as usize;
         debug_assert!(self.requeue.last[p] == NONE && self.requeue.aside[p] == 0);
-        let room = self.ftl.host_room_bound(plane) as usize;
+        let room = self.room_bound(plane);
         let waiting = self.stalled[p].len();
         // A stalled write of a request not yet wholly queued could get its slack while kept
         // aside: with any such write in the plane, all are re-queued (and checked again as they
@@ -230,19 +245,63 @@ impl Simulator {
             // Whether they stall or are relocated depends on GC, which the stall asks next.
             return true;
         }
-        let aside = std::mem::take(&mut self.requeue.aside[p]);
-        // With a bound on the room, a write kept aside means one re-queued write stalled:
-        // the last one, as the die takes them in order. The kept-aside writes are already
-        // where they stall, behind it.
-        if stalled {
-            self.counters.write_stalls += u64::from(aside);
-        } else {
-            // Cannot happen while `host_room_bound` bounds the room; should it, the writes
-            // go back to the head of the queue, to be tried next as they would have been.
-            debug_assert!(false, "plane {plane}: writes kept aside but every re-queued one took a page");
-            self.put_back_aside(plane, aside);
-        }
+        self.resolve_now(plane, stalled);
         false
+    }
+
+    /// An upper bound on how many host writes `plane` can take now.
+    fn room_bound(&self, plane: u32) -> usize {
+        if self.requeue.streams { self.ftl.host_room_bound_streams(plane) as usize } else { self.ftl.host_room_bound(plane) as usize }
+    }
+
+    /// FCFS: the last re-queued write of `plane` was tried (`stalled`: it found no page), and its
+    /// die now tries the kept-aside writes, at once if it is free. With one stream of host
+    /// writes, the room bound means that a write kept aside implies the last re-queued one
+    /// stalled; the kept-aside ones, already where they stall, behind it, stall too. With write
+    /// grouping, a kept-aside write of the other stream may find a page: the ones before the
+    /// first that can stall, and from that one on they are what the erase's re-queue was, a run
+    /// of writes at the head of the queue, the first of which takes a page (`requeue_rest`).
+    fn resolve_now(&mut self, plane: u32, stalled: bool) {
+        let p = plane as usize;
+        let aside = std::mem::take(&mut self.requeue.aside[p]) as usize;
+        if aside == 0 {
+            return;
+        }
+        let failing = if !stalled {
+            // Cannot happen with one stream while the room is bounded; the writes are next.
+            debug_assert!(self.requeue.streams, "plane {plane}: writes kept aside but every re-queued one took a page");
+            0
+        } else if !self.requeue.streams || !(self.ftl.host_may_take(plane, crate::ftl::STREAM_DEFAULT) || self.ftl.host_may_take(plane, crate::ftl::STREAM_HOT)) {
+            aside
+        } else {
+            let start = self.stalled[p].len() - aside;
+            let (txns, wear, ftl) = (&self.txns, &self.wear, &self.ftl);
+            self.stalled[p].range(start..).position(|&w| ftl.host_may_take(plane, wear.write_stream(txns.get(w)))).unwrap_or(aside)
+        };
+        self.counters.write_stalls += failing as u64;
+        if failing < aside {
+            self.requeue_rest(plane, aside - failing);
+        }
+    }
+
+    /// The last `rest` writes of `plane`'s stalled queue are next at the head of its die's
+    /// queue: as an erase does, re-queue as many as can take a page plus one, and keep the rest
+    /// aside behind them.
+    fn requeue_rest(&mut self, plane: u32, rest: usize) {
+        let p = plane as usize;
+        let requeued = rest.min(self.room_bound(plane) + 1);
+        let start = self.stalled[p].len() - rest;
+        for i in (start..start + requeued).rev() {
+            let w = self.stalled[p][i];
+            self.tsu.enqueue_front(w, self.txns.get(w));
+        }
+        self.requeue.put_back += requeued as u64;
+        let aside = rest - requeued;
+        if aside > 0 {
+            self.requeue.last[p] = self.stalled[p][start + requeued - 1];
+        }
+        self.requeue.aside[p] = aside as u32;
+        self.stalled[p].drain(start..start + requeued);
     }
 
     /// Under `cross_plane` (pages may leave their plane: dynamic allocation, read

@@ -101,6 +101,9 @@ fn stalled_writes_kept_aside_give_the_same_run() {
         &["seed=2013", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=2", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=3", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"386us\"", "ftl.allocation.scheme=\"dynamic\""],
         &["seed=2096", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.6", "device.advanced.multi_plane=\"same_block_page\"", "ftl.allocation.scheme=\"dynamic\"", "ftl.wear_leveling=\"rbwl\"", "ftl.rbwl.threshold=1", "ftl.precondition.pe_cycles=100"],
         &["seed=2010", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "ftl.allocation.scheme=\"channel-static\"", "device.variation.enabled=true", "hil.scheduler=\"vios\""],
+        // Write grouping: a kept-aside write of the other stream may find a page.
+        &["seed=5066", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.6", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"16us\"", "ftl.write_grouping=\"pgis\"", "ftl.pgis.decay_writes=4816", "ftl.pgis.threshold=2", "workload.synthetic.address=\"hotcold\""],
+        &["seed=5016", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.0", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=3", "ftl.swl.set_bits=1", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"351us\"", "workload.synthetic.arrival=\"onoff\"", "ftl.write_grouping=\"pattern\"", "ftl.pattern.mined_requests=250"],
         // The dynamic allocator weighs dies by their queues, kept-aside writes included.
         &["seed=4011", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.read_ratio=0.0", "ftl.allocation.scheme=\"dynamic\"", "ftl.allocation.plane=\"round_robin\""],
     ];
@@ -208,8 +211,8 @@ fn read_modify_write_completes_under_the_request_admitting_device_queues() {
 
 /// Not a test but a tool, run by hand when the lazy re-queue is extended to more features: random
 /// overloaded configurations (seeds CAMPAIGN_START.., CAMPAIGN_N of them; CAMPAIGN_FEATS adds
-/// `wl`, `idle`, `md`, `xp` for wear leveling, the idle task, multi-die commands, dynamic
-/// allocation and read balance-oriented wear leveling; CAMPAIGN_SCHED fixes the transaction
+/// `wl`, `idle`, `md`, `xp`, `grp` for wear leveling, the idle task, multi-die commands, dynamic
+/// allocation and read balance-oriented wear leveling, write grouping; CAMPAIGN_SCHED fixes the transaction
 /// scheduler; CAMPAIGN_SETS replaces the configuration), each run lazy and
 /// eager, compared as the tests above compare them. `cargo test -p flashsched --lib lazy_campaign
 /// -- --ignored --nocapture` (without `--release`, to keep the debug assertions).
@@ -259,6 +262,13 @@ fn lazy_campaign() {
                 sets.push(format!("ftl.rbwl.threshold={}", r.random_range(1..4)));
                 sets.push("ftl.precondition.pe_cycles=100".into());
             }
+        }
+        if feats.iter().any(|f| f == "grp") && r.random_bool(0.8) {
+            sets.push(format!("ftl.write_grouping=\"{}\"", pick(&mut r, &["pgis", "pattern"])));
+            sets.push(format!("ftl.pgis.decay_writes={}", r.random_range(50..5000)));
+            sets.push(format!("ftl.pgis.threshold={}", r.random_range(1..4)));
+            sets.push(format!("ftl.pattern.mined_requests={}", r.random_range(8..256)));
+            sets.push(format!("workload.synthetic.address=\"{}\"", pick(&mut r, &["uniform", "zipf", "hotcold"])));
         }
         if r.random_bool(0.2) { sets.push("device.variation.enabled=true".into()); sets.push("hil.scheduler=\"vios\"".into()); }
         if let Ok(v) = std::env::var("CAMPAIGN_SETS") {
