@@ -23,8 +23,8 @@
 //! simulator's own slot without suspension (whose queue is a FIFO per die and whose other users
 //! only ask whether it is empty: the conflict flag, the device queues' view, WR; the dynamic
 //! allocator, which weighs dies by how many transactions they have queued, is told of the
-//! kept-aside writes, `unheld_aside`) or one that counts the kept-aside writes (below), in
-//! which case no stalled write may relocate (below). Other runs re-queue every stalled write, as before
+//! kept-aside writes, `unheld_aside`) or one that counts the kept-aside writes (below). Other
+//! runs re-queue every stalled write, as before
 //! (`LazyRequeue::new`). The one place the run takes another path under FCFS: GC
 //! started by the last stall finds the die's queue without the kept-aside writes and starts its
 //! first read at once (`Simulator::starts_at_once`) where it used to queue it behind them and
@@ -33,17 +33,17 @@
 //!
 //! Stalled writes that relocate (`cross_plane`: dynamic allocation and read balance-oriented
 //! wear leveling let pages leave their address's plane, and a write that stalls where GC has
-//! nothing to collect moves to a plane that can take it, `relocate_write`), under FCFS: the
+//! nothing to collect moves to a plane that can take it, `relocate_write`). Under FCFS the
 //! kept-aside writes are resolved only after the last re-queued write's stall has asked GC
-//! (`after_stall`). With a collection under way each of them would stall and stay, as that write
-//! did; with none each would try to move, and they all go back to the head of the queue, where
-//! they are tried one by one as before. Meanwhile, writes of other planes may move into the
-//! plane and an erase elsewhere may return a stuck plane's stalled writes to the queue
-//! (`requeue_stuck`): both are tried before the last re-queued write, which is why it is known
-//! by identity and not by a count; and a kept-aside write is not stalled yet where the allocator
-//! and GC look (`has_stalled`). Not under the reordering schedulers: a randomized comparison
-//! found Slacker's write bypassing with device-queue placement (VIOS) and multi-plane commands
-//! taking another path, not understood yet.
+//! (`after_stall`); under the schedulers that hold them, at the die's next choice as always.
+//! With a collection under way each of them would stall and stay, as that write did; with none
+//! each would try to move, and they all go back to the head of the queue, where they are tried
+//! one by one as before. Meanwhile, writes of other planes may move into the plane and an erase
+//! elsewhere may return a stuck plane's stalled writes to the queue (`requeue_stuck`, which
+//! first puts back kept-aside writes a scheduler holds at the head of the die's writes): both
+//! are tried before the last re-queued write, which is why it is known by identity and not by a
+//! count; and a kept-aside write is not stalled yet where the allocator and GC look
+//! (`has_stalled`).
 //!
 //! Write grouping (two streams of host writes, each with its own open block), under FCFS
 //! without multi-plane commands or relocation: a write of one stream may find a page where the
@@ -131,7 +131,6 @@ impl LazyRequeue {
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && !f.adv.multi_die
             && (sim.wear.grouping.is_none() || (fcfs && !sim.cross_plane && f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off))
-            && (!sim.cross_plane || fcfs)
             && s.ftl.gc_policy == "greedy";
         if !on {
             return LazyRequeue::default();
@@ -330,8 +329,19 @@ impl Simulator {
     /// behind it in the queue, and stay there.
     pub(super) fn requeue_stuck(&mut self, plane: u32) {
         let p = plane as usize;
-        let aside = if self.requeue.on { self.requeue.aside[p] as usize } else { 0 };
-        debug_assert!(aside == 0 || (!self.requeue.held && self.requeue.last[p] != NONE));
+        let mut aside = if self.requeue.on { self.requeue.aside[p] as usize } else { 0 };
+        if aside > 0 && self.requeue.last[p] == NONE {
+            // A scheduler that holds them: at the head of the die's writes, waiting for its next
+            // choice. They go back to the queue for real, behind the writes returned now.
+            let die = self.layout.die_of_plane(plane);
+            debug_assert!(self.requeue.held && self.requeue.armed[die as usize] == plane);
+            self.requeue.armed[die as usize] = NONE;
+            self.requeue.aside[p] = 0;
+            self.tsu.drop_aside(die, aside as u32);
+            self.requeue.put_back += aside as u64;
+            self.put_back_aside(plane, aside as u32);
+            aside = 0;
+        }
         let n = self.stalled[p].len() - aside;
         for i in (0..n).rev() {
             let w = self.stalled[p][i];
@@ -395,6 +405,9 @@ impl Simulator {
         let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
         let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
         let taken = self.tsu.drop_aside(die, aside);
+        // Under `cross_plane`, a taken write that stalls where GC collects nothing moves to
+        // another plane: then they all go back to the queue, to be tried one by one.
+        let taken = if self.requeue.cross_plane && self.ftl.planes[plane as usize].gc_victim == NONE { 0 } else { taken };
         self.counters.write_stalls += u64::from(taken);
         self.requeue.put_back += u64::from(aside - taken);
         self.put_back_aside(plane, aside - taken);

@@ -148,17 +148,24 @@ fn stalled_writes_kept_aside_by_reordering_schedulers_give_the_same_run() {
         &["tsu.scheduler=\"slacker\"", "device.suspend.program=true", "ftl.partial_writes=\"read_modify_write\"", "workload.synthetic.align=\"512B\"", "device.geometry.pages_per_block=64", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=4", "seed=3"],
         // Static wear leveling and the idle-time task (re-programs).
         &["seed=216", "tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "device.suspend.erase=true", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=1", "ftl.swl.set_bits=2", "ftl.precondition.pe_cycles=100", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"493us\""],
+        // Stalled writes that move to other planes (dynamic allocation, read balance-oriented
+        // wear leveling).
+        &["seed=7014", "tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.read_ratio=0.6", "workload.synthetic.requests=3000", "device.advanced.multi_plane=\"same_page\"", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"110us\"", "ftl.allocation.scheme=\"channel-static\"", "ftl.allocation.plane=\"round_robin\""],
+        &["seed=7026", "tsu.scheduler=\"wbyp\"", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.requests=3000", "device.advanced.multi_plane=\"same_page\"", "device.suspend.program=true", "ftl.allocation.scheme=\"dynamic\""],
+        &["seed=1003", "tsu.scheduler=\"wbyp\"", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=4", "workload.synthetic.requests=3000", "device.advanced.multi_plane=\"same_page\"", "ftl.allocation.scheme=\"channel-static\"", "ftl.allocation.plane=\"round_robin\"", "device.variation.enabled=true", "hil.scheduler=\"vios\""],
         &["seed=227", "tsu.scheduler=\"wbyp\"", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.6", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=2", "ftl.precondition.pe_cycles=100", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"415us\""],
     ];
-    let mut put_back = 0;
+    let (mut put_back, mut moved) = (0, 0);
     for extra in cases {
         let ((a, kept, back), (b, none, _)) = (overloaded_run(extra, true), overloaded_run(extra, false));
         assert!(kept > 1000 && none == 0, "{extra:?}: {kept} writes kept aside");
         assert!(a.counters.write_stalls > 10_000, "{extra:?}: {} stalls", a.counters.write_stalls);
         assert_same_run(&a, &b, &format!("{extra:?}"));
         put_back += back;
+        moved += a.counters.writes_relocated;
     }
     assert!(put_back > 0, "no kept-aside write went back to the queue in any case");
+    assert!(moved > 0, "stalled writes moved to other planes");
 }
 
 /// Slacker's write bypassing with the chip (of two dies) as its unit cannot count writes it does not hold
@@ -178,9 +185,11 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     assert!(lazy(&["tsu.scheduler=\"slacker\""]));
     assert!(lazy(&["tsu.scheduler=\"frfcfs\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
     assert!(lazy(&["tsu.scheduler=\"o3\""]));
-    // Stalled writes that move to other planes: under FCFS only.
-    assert!(lazy(&["tsu.scheduler=\"fcfs\"", "ftl.allocation.scheme=\"dynamic\"", "device.suspend.program=false"]));
-    assert!(!lazy(&["tsu.scheduler=\"frfcfs\"", "ftl.allocation.scheme=\"dynamic\""]));
+    // Write grouping: under FCFS, without multi-plane commands or relocation.
+    assert!(lazy(&["ftl.write_grouping=\"pattern\"", "device.suspend.program=false"]));
+    assert!(!lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"frfcfs\""]));
+    assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "ftl.allocation.scheme=\"dynamic\""]));
+    assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "device.advanced.multi_plane=\"same_page\""]));
     // Multi-die commands (as under `compat = "mqsim"`) re-queue every stalled write.
     assert!(!lazy(&["tsu.scheduler=\"o3\"", "device.advanced.multi_die=true", "device.advanced.interleave=false", "device.suspend.program=false"]));
 }
