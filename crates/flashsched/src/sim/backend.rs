@@ -195,19 +195,13 @@ impl Simulator {
                     Phase::WriteIn
                 }
                 None => {
-                    let aside_waits = self.write_stalled(txn.plane, t, txn.req);
+                    self.write_stalled(txn.plane, t, txn.req);
                     self.maybe_gc(txn.plane);
-                    if self.cross_plane {
+                    if self.cross_plane && self.ftl.planes[txn.plane as usize].gc_victim == NONE {
                         // GC cannot free anything in this plane (dynamic allocation, or wear
                         // leveling's migrations from other planes, filled it with valid data):
                         // the write goes to another plane instead of waiting forever.
-                        let relocating = self.ftl.planes[txn.plane as usize].gc_victim == NONE;
-                        if aside_waits {
-                            self.after_stall(txn.plane, relocating);
-                        }
-                        if relocating {
-                            self.relocate_write(die, t);
-                        }
+                        self.relocate_write(die, t);
                     }
                     return;
                 }

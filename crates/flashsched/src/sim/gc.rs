@@ -145,6 +145,7 @@ impl Simulator {
             // request's own bookkeeping, and a slack-aware scheduler's record of it, were done
             // when it first entered the device).
             w.enqueued = self.now;
+            self.disarm(new_die);
             self.tsu.enqueue_front(t, self.txns.get(t));
             self.try_start_die(new_die);
         }

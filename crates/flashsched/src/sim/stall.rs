@@ -33,17 +33,19 @@
 //!
 //! Stalled writes that relocate (`cross_plane`: dynamic allocation and read balance-oriented
 //! wear leveling let pages leave their address's plane, and a write that stalls where GC has
-//! nothing to collect moves to a plane that can take it, `relocate_write`). Under FCFS the
-//! kept-aside writes are resolved only after the last re-queued write's stall has asked GC
-//! (`after_stall`); under the schedulers that hold them, at the die's next choice as always.
-//! With a collection under way each of them would stall and stay, as that write did; with none
-//! each would try to move, and they all go back to the head of the queue, where they are tried
-//! one by one as before. Meanwhile, writes of other planes may move into the plane and an erase
-//! elsewhere may return a stuck plane's stalled writes to the queue (`requeue_stuck`, which
-//! first puts back kept-aside writes a scheduler holds at the head of the die's writes): both
-//! are tried before the last re-queued write, which is why it is known by identity and not by a
-//! count; and a kept-aside write is not stalled yet where the allocator and GC look
-//! (`has_stalled`).
+//! nothing to collect moves to a plane that can take it, `relocate_write`). With a collection
+//! under way (or one the stall is about to start, `gc_will_collect`) each kept-aside write would
+//! stall and stay, as the last re-queued one did; with none each would try to move, and they all
+//! go back to the head of the queue, where they are tried one by one as before. Under FCFS that
+//! is decided at the last re-queued write's stall, before GC is asked (GC's first read may start
+//! the die again at once); under the schedulers that hold them, at the die's next choice as
+//! always. Meanwhile, writes of other planes may move into the plane and an erase elsewhere may
+//! return a stuck plane's stalled writes to the queue (`requeue_stuck`): both are tried before
+//! the last re-queued write, which is why it is known by identity and not by a count. A write
+//! that goes to the head of a die's queue while a scheduler holds kept-aside writes there (the
+//! die went busy at once: the last re-queued write moved to another of its planes and started)
+//! goes in front of them, which are put back for real first (`disarm`). And a kept-aside write
+//! is not stalled yet where the allocator and GC look (`has_stalled`, `unheld_aside`).
 //!
 //! Write grouping (two streams of host writes, each with its own open block), under FCFS
 //! without multi-plane commands or relocation: a write of one stream may find a page where the
@@ -209,9 +211,9 @@ impl Simulator {
 
     /// Host write `t` of `plane` (of request `req`) found no page: it waits for GC, in front of
     /// the plane's kept-aside writes if there are any (it is one of the writes re-queued before
-    /// them). True when the kept-aside writes behind it wait for `after_stall`.
+    /// them).
     #[inline]
-    pub(super) fn write_stalled(&mut self, plane: u32, t: TxnId, req: ReqId) -> bool {
+    pub(super) fn write_stalled(&mut self, plane: u32, t: TxnId, req: ReqId) {
         let p = plane as usize;
         self.counters.write_stalls += 1;
         if self.requeue.whole && self.reqs.items[req as usize].unqueued > 0 {
@@ -223,29 +225,37 @@ impl Simulator {
         } else {
             self.stalled[p].push_back(t);
         }
-        self.host_write_tried(plane, t, true)
+        self.host_write_tried(plane, t, true);
     }
 
     /// Host write `t` of `plane` was tried (`stalled`: it found no page). The last re-queued write
-    /// of the plane tried, after one stalled: the writes kept aside stall behind them. True when
-    /// that waits for `after_stall`.
+    /// of the plane tried, after one stalled: the writes kept aside stall behind them.
     #[inline]
-    pub(super) fn host_write_tried(&mut self, plane: u32, t: TxnId, stalled: bool) -> bool {
+    pub(super) fn host_write_tried(&mut self, plane: u32, t: TxnId, stalled: bool) {
         let p = plane as usize;
         if !self.requeue.on || self.requeue.last[p] != t {
-            return false;
+            return;
         }
         self.requeue.last[p] = NONE;
         if self.requeue.held {
-            self.aside_at_head(plane, stalled);
-            return false;
+            return self.aside_at_head(plane, stalled);
         }
-        if stalled && self.requeue.cross_plane {
-            // Whether they stall or are relocated depends on GC, which the stall asks next.
-            return true;
+        if stalled && self.requeue.cross_plane && !self.gc_will_collect(plane) {
+            // Each would move to another plane (`relocate_write`): they go back to the head of
+            // the queue, to be tried one by one, before the write that just stalled moves.
+            let aside = std::mem::take(&mut self.requeue.aside[p]);
+            self.requeue.put_back += u64::from(aside);
+            return self.put_back_aside(plane, aside);
         }
         self.resolve_now(plane, stalled);
-        false
+    }
+
+    /// Under `cross_plane`, whether `plane` has a collection under way or the stall about to ask
+    /// GC (`maybe_gc`) starts one: then no write that stalls in it moves. Known before GC is
+    /// asked, because GC's first read may start the die again at once (`to_tsu`), and the
+    /// kept-aside writes must be resolved by then, as their tries would have been.
+    fn gc_will_collect(&mut self, plane: u32) -> bool {
+        self.ftl.planes[plane as usize].gc_victim != NONE || (self.ftl.needs_gc(plane) && self.gc.select(&self.ftl, plane).is_some())
     }
 
     /// An upper bound on how many host writes `plane` can take now.
@@ -303,25 +313,6 @@ impl Simulator {
         self.stalled[p].drain(start..start + requeued);
     }
 
-    /// Under `cross_plane` (pages may leave their plane: dynamic allocation, read
-    /// balance-oriented wear leveling), host write `t` of `plane` stalled and GC was asked: a
-    /// write that finds no page where GC has nothing to collect moves to another plane
-    /// (`relocate_write`). The write was its plane's last re-queued write under FCFS
-    /// (`write_stalled` said so): the kept-aside writes behind it are resolved now. With a
-    /// collection under way each would stall and stay, as the write did; otherwise each would
-    /// try to move, and they go back to the head of the queue before the write moves, as they
-    /// would have been. (Said by the caller, not kept in a field: GC asked in between may start
-    /// other dies, whose writes may stall too.)
-    pub(super) fn after_stall(&mut self, plane: u32, relocating: bool) {
-        let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
-        if relocating {
-            self.requeue.put_back += u64::from(aside);
-            self.put_back_aside(plane, aside);
-        } else {
-            self.counters.write_stalls += u64::from(aside);
-        }
-    }
-
     /// An erase returns every stalled write of `plane`, a plane where GC could reclaim
     /// nothing, to the head of its die's queue (`stuck`). Writes kept aside are not stalled
     /// yet: under FCFS (the one scheduler that keeps writes aside under `cross_plane`) they are
@@ -329,25 +320,31 @@ impl Simulator {
     /// behind it in the queue, and stay there.
     pub(super) fn requeue_stuck(&mut self, plane: u32) {
         let p = plane as usize;
-        let mut aside = if self.requeue.on { self.requeue.aside[p] as usize } else { 0 };
-        if aside > 0 && self.requeue.last[p] == NONE {
-            // A scheduler that holds them: at the head of the die's writes, waiting for its next
-            // choice. They go back to the queue for real, behind the writes returned now.
-            let die = self.layout.die_of_plane(plane);
-            debug_assert!(self.requeue.held && self.requeue.armed[die as usize] == plane);
-            self.requeue.armed[die as usize] = NONE;
-            self.requeue.aside[p] = 0;
-            self.tsu.drop_aside(die, aside as u32);
-            self.requeue.put_back += aside as u64;
-            self.put_back_aside(plane, aside as u32);
-            aside = 0;
-        }
+        self.disarm(self.layout.die_of_plane(plane));
+        let aside = if self.requeue.on { self.requeue.aside[p] as usize } else { 0 };
+        debug_assert!(aside == 0 || self.requeue.last[p] != NONE);
         let n = self.stalled[p].len() - aside;
         for i in (0..n).rev() {
             let w = self.stalled[p][i];
             self.tsu.enqueue_front(w, self.txns.get(w));
         }
         self.stalled[p].drain(..n);
+    }
+
+    /// Writes are about to go to the head of `die`'s queue while a scheduler holds kept-aside
+    /// writes there, waiting for the die's next choice (the die went busy at once: the last
+    /// re-queued write moved to another of its planes and started). The kept-aside writes go back
+    /// to the queue for real first, so that the new ones are in front of them, as they would have
+    /// been.
+    pub(super) fn disarm(&mut self, die: u32) {
+        if !self.requeue.held || self.requeue.armed[die as usize] == NONE {
+            return;
+        }
+        let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
+        let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
+        self.tsu.drop_aside(die, aside);
+        self.requeue.put_back += u64::from(aside);
+        self.put_back_aside(plane, aside);
     }
 
     /// Whether `plane` has writes waiting for GC. Kept-aside writes do not count: they would
