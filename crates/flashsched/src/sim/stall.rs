@@ -47,14 +47,16 @@
 //! goes in front of them, which are put back for real first (`disarm`). And a kept-aside write
 //! is not stalled yet where the allocator and GC look (`has_stalled`, `unheld_aside`).
 //!
-//! Write grouping (two streams of host writes, each with its own open block), under FCFS
-//! without multi-plane commands or relocation: a write of one stream may find a page where the
+//! Write grouping (two streams of host writes, each with its own open block), under FCFS,
+//! FR-FCFS and O3 without multi-plane commands or relocation: a write of one stream may find a page where the
 //! last re-queued write, of the other, found none, and the last re-queued write may itself take
 //! a page. The room bound counts both streams' open blocks (`Ftl::host_room_bound_streams`),
 //! and resolving the kept-aside writes is what their tries would have done (`resolve_now`): those
 //! before the first whose stream can take a page stall, and from that one on they are
 //! re-queued as an erase re-queues, as many as can take a page plus one, the rest kept aside
-//! behind them again (`requeue_rest`). That needs no bound to be exact, only to be quick.
+//! behind them again (`requeue_rest`). That needs no bound to be exact, only to be quick. Under
+//! FR-FCFS and O3 it is the same at the die's next choice, among the writes the scheduler says
+//! it would take (`resolve_aside_now`); not under Slacker, whose estimates would have to follow.
 //! (With multi-plane commands a kept-aside write of the other stream could join another
 //! plane's command; with relocation its plane's GC would have to be asked first.)
 //!
@@ -132,7 +134,8 @@ impl LazyRequeue {
         let held = !fcfs && sim.tsu.holds_aside();
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && !f.adv.multi_die
-            && (sim.wear.grouping.is_none() || (fcfs && !sim.cross_plane && f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off))
+            && (sim.wear.grouping.is_none()
+                || ((fcfs || matches!(sim.tsu.name(), "frfcfs" | "o3")) && !sim.cross_plane && f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off))
             && s.ftl.gc_policy == "greedy";
         if !on {
             return LazyRequeue::default();
@@ -311,6 +314,10 @@ impl Simulator {
         }
         self.requeue.aside[p] = aside as u32;
         self.stalled[p].drain(start..start + requeued);
+        if self.requeue.held && aside > 0 {
+            // Right behind the writes just put back at the head, as at an erase.
+            self.tsu.hold_aside(self.layout.die_of_plane(plane), aside as u32);
+        }
     }
 
     /// An erase returns every stalled write of `plane`, a plane where GC could reclaim
@@ -377,11 +384,12 @@ impl Simulator {
             debug_assert!(self.requeue.armed[die as usize] == NONE, "die {die}: two planes' kept-aside writes at the head of its queue");
             self.requeue.armed[die as usize] = plane;
         } else {
-            // As in `host_write_tried`: cannot happen while the room is bounded.
-            debug_assert!(false, "plane {plane}: writes kept aside but every re-queued one took a page");
+            // As in `resolve_now`: with one stream, cannot happen while the room is bounded;
+            // with write grouping the kept-aside writes are next, the die being busy now.
+            debug_assert!(self.requeue.streams, "plane {plane}: writes kept aside but every re-queued one took a page");
             let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
             self.tsu.drop_aside(die, aside);
-            self.put_back_aside(plane, aside);
+            self.requeue_rest(plane, aside as usize);
         }
     }
 
@@ -405,6 +413,18 @@ impl Simulator {
         // Under `cross_plane`, a taken write that stalls where GC collects nothing moves to
         // another plane: then they all go back to the queue, to be tried one by one.
         let taken = if self.requeue.cross_plane && self.ftl.planes[plane as usize].gc_victim == NONE { 0 } else { taken };
+        if self.requeue.streams && taken > 0 {
+            // With write grouping one of those it takes may find a page: the ones before it
+            // stall, and from it on they are re-queued as an erase re-queues them.
+            let p = plane as usize;
+            let start = self.stalled[p].len() - aside as usize;
+            let (txns, wear, ftl) = (&self.txns, &self.wear, &self.ftl);
+            let first = self.stalled[p].range(start..start + taken as usize).position(|&w| ftl.host_may_take(plane, wear.write_stream(txns.get(w))));
+            if let Some(i) = first {
+                self.counters.write_stalls += i as u64;
+                return self.requeue_rest(plane, aside as usize - i);
+            }
+        }
         self.counters.write_stalls += u64::from(taken);
         self.requeue.put_back += u64::from(aside - taken);
         self.put_back_aside(plane, aside - taken);

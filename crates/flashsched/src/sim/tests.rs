@@ -148,6 +148,9 @@ fn stalled_writes_kept_aside_by_reordering_schedulers_give_the_same_run() {
         &["tsu.scheduler=\"slacker\"", "device.suspend.program=true", "ftl.partial_writes=\"read_modify_write\"", "workload.synthetic.align=\"512B\"", "device.geometry.pages_per_block=64", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=4", "seed=3"],
         // Static wear leveling and the idle-time task (re-programs).
         &["seed=216", "tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "device.suspend.erase=true", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=1", "ftl.swl.set_bits=2", "ftl.precondition.pe_cycles=100", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"493us\""],
+        // Write grouping: a kept-aside write of the other stream may find a page.
+        &["seed=9002", "tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.read_ratio=0.6", "device.suspend.program=true", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"20us\"", "ftl.write_grouping=\"pattern\"", "ftl.pattern.mined_requests=51"],
+        &["seed=9020", "tsu.scheduler=\"o3\"", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=2", "workload.synthetic.requests=3000", "device.suspend.program=true", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=2", "ftl.precondition.pe_cycles=100", "ftl.write_grouping=\"pattern\"", "ftl.pattern.mined_requests=178", "workload.synthetic.address=\"zipf\"", "device.variation.enabled=true", "hil.scheduler=\"vios\""],
         // Stalled writes that move to other planes (dynamic allocation, read balance-oriented
         // wear leveling).
         &["seed=7014", "tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.read_ratio=0.6", "workload.synthetic.requests=3000", "device.advanced.multi_plane=\"same_page\"", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"110us\"", "ftl.allocation.scheme=\"channel-static\"", "ftl.allocation.plane=\"round_robin\""],
@@ -185,9 +188,10 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     assert!(lazy(&["tsu.scheduler=\"slacker\""]));
     assert!(lazy(&["tsu.scheduler=\"frfcfs\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
     assert!(lazy(&["tsu.scheduler=\"o3\""]));
-    // Write grouping: under FCFS, without multi-plane commands or relocation.
+    // Write grouping: under FCFS, FR-FCFS and O3, without multi-plane commands or relocation.
     assert!(lazy(&["ftl.write_grouping=\"pattern\"", "device.suspend.program=false"]));
-    assert!(!lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"frfcfs\""]));
+    assert!(lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"frfcfs\""]));
+    assert!(!lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"slacker\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "ftl.allocation.scheme=\"dynamic\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "device.advanced.multi_plane=\"same_page\""]));
     // Multi-die commands (as under `compat = "mqsim"`) re-queue every stalled write.
