@@ -179,12 +179,31 @@ impl Simulator {
     pub(super) fn requeue_stalled(&mut self, plane: u32) {
         let p = plane as usize;
         let requeued = if self.requeue.on { self.keep_aside(plane) } else { self.stalled[p].len() };
-        // The first `requeued` go to the head of the queue, the first of them first.
-        for i in (0..requeued).rev() {
+        self.requeue_range(plane, 0..requeued);
+    }
+
+    /// The stalled writes of `plane` at `range` of its stalled queue go to the head of their
+    /// die's queue, the first of them first.
+    fn requeue_range(&mut self, plane: u32, range: std::ops::Range<usize>) {
+        let p = plane as usize;
+        for i in range.clone().rev() {
             let w = self.stalled[p][i];
             self.tsu.enqueue_front(w, self.txns.get(w));
         }
-        self.stalled[p].drain(..requeued);
+        self.stalled[p].drain(range);
+    }
+
+    /// Writes of `plane` kept aside now (0 without the lazy re-queue).
+    fn aside_of(&self, plane: u32) -> usize {
+        if self.requeue.on { self.requeue.aside[plane as usize] as usize } else { 0 }
+    }
+
+    /// With write grouping: of the first `n` of the `aside` writes kept aside at the tail of
+    /// `plane`'s stalled queue, the first whose stream can take a page now.
+    fn first_writable_aside(&self, plane: u32, aside: usize, n: usize) -> Option<usize> {
+        let p = plane as usize;
+        let start = self.stalled[p].len() - aside;
+        self.stalled[p].range(start..start + n).position(|&w| self.ftl.host_may_take(plane, self.wear.write_stream(self.txns.get(w))))
     }
 
     /// The lazy re-queue of an erase in `plane`: how many of its stalled writes go back to the
@@ -286,9 +305,7 @@ impl Simulator {
         } else if !self.requeue.streams || !(self.ftl.host_may_take(plane, crate::ftl::STREAM_DEFAULT) || self.ftl.host_may_take(plane, crate::ftl::STREAM_HOT)) {
             aside
         } else {
-            let start = self.stalled[p].len() - aside;
-            let (txns, wear, ftl) = (&self.txns, &self.wear, &self.ftl);
-            self.stalled[p].range(start..).position(|&w| ftl.host_may_take(plane, wear.write_stream(txns.get(w)))).unwrap_or(aside)
+            self.first_writable_aside(plane, aside, aside).unwrap_or(aside)
         };
         self.counters.write_stalls += failing as u64;
         if failing < aside {
@@ -303,17 +320,13 @@ impl Simulator {
         let p = plane as usize;
         let requeued = rest.min(self.room_bound(plane) + 1);
         let start = self.stalled[p].len() - rest;
-        for i in (start..start + requeued).rev() {
-            let w = self.stalled[p][i];
-            self.tsu.enqueue_front(w, self.txns.get(w));
-        }
         self.requeue.put_back += requeued as u64;
         let aside = rest - requeued;
         if aside > 0 {
             self.requeue.last[p] = self.stalled[p][start + requeued - 1];
         }
         self.requeue.aside[p] = aside as u32;
-        self.stalled[p].drain(start..start + requeued);
+        self.requeue_range(plane, start..start + requeued);
         if self.requeue.held && aside > 0 {
             // Right behind the writes just put back at the head, as at an erase.
             self.tsu.hold_aside(self.layout.die_of_plane(plane), aside as u32);
@@ -322,20 +335,15 @@ impl Simulator {
 
     /// An erase returns every stalled write of `plane`, a plane where GC could reclaim
     /// nothing, to the head of its die's queue (`stuck`). Writes kept aside are not stalled
-    /// yet: under FCFS (the one scheduler that keeps writes aside under `cross_plane`) they are
-    /// resolved as soon as the plane's last re-queued write has been tried, so they are still
-    /// behind it in the queue, and stay there.
+    /// yet: those a scheduler holds at the head of the die's writes go back to the queue first
+    /// (`disarm`); the others are still behind the plane's last re-queued write, not yet tried,
+    /// and stay there.
     pub(super) fn requeue_stuck(&mut self, plane: u32) {
-        let p = plane as usize;
         self.disarm(self.layout.die_of_plane(plane));
-        let aside = if self.requeue.on { self.requeue.aside[p] as usize } else { 0 };
-        debug_assert!(aside == 0 || self.requeue.last[p] != NONE);
-        let n = self.stalled[p].len() - aside;
-        for i in (0..n).rev() {
-            let w = self.stalled[p][i];
-            self.tsu.enqueue_front(w, self.txns.get(w));
-        }
-        self.stalled[p].drain(..n);
+        let aside = self.aside_of(plane);
+        debug_assert!(aside == 0 || self.requeue.last[plane as usize] != NONE);
+        let n = self.stalled[plane as usize].len() - aside;
+        self.requeue_range(plane, 0..n);
     }
 
     /// Writes are about to go to the head of `die`'s queue while a scheduler holds kept-aside
@@ -358,8 +366,7 @@ impl Simulator {
     /// still be queued behind the plane's last re-queued write, not stalled, had every stalled
     /// write been re-queued.
     pub(super) fn has_stalled(&self, plane: u32) -> bool {
-        let aside = if self.requeue.on { self.requeue.aside[plane as usize] as usize } else { 0 };
-        self.stalled[plane as usize].len() > aside
+        self.stalled[plane as usize].len() > self.aside_of(plane)
     }
 
     /// The last `n` stalled writes of `plane` (kept aside) go back to the head of its die's
@@ -416,11 +423,7 @@ impl Simulator {
         if self.requeue.streams && taken > 0 {
             // With write grouping one of those it takes may find a page: the ones before it
             // stall, and from it on they are re-queued as an erase re-queues them.
-            let p = plane as usize;
-            let start = self.stalled[p].len() - aside as usize;
-            let (txns, wear, ftl) = (&self.txns, &self.wear, &self.ftl);
-            let first = self.stalled[p].range(start..start + taken as usize).position(|&w| ftl.host_may_take(plane, wear.write_stream(txns.get(w))));
-            if let Some(i) = first {
+            if let Some(i) = self.first_writable_aside(plane, aside as usize, taken as usize) {
                 self.counters.write_stalls += i as u64;
                 return self.requeue_rest(plane, aside as usize - i);
             }
