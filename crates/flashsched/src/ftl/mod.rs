@@ -392,6 +392,13 @@ impl Ftl {
         self.peek_in(plane, who, STREAM_DEFAULT)
     }
 
+    /// The offset within its block of the page `peek_in(plane, _, stream)` returns when it
+    /// returns one, for any writer: the open block's next page, or the first of a new block.
+    #[inline]
+    pub fn next_offset(&self, plane: u32, stream: Stream) -> u32 {
+        if self.left_in(plane, stream) > 0 { u32::from(self.planes[plane as usize].open_wp[stream as usize]) } else { 0 }
+    }
+
     /// The page `allocate_in(plane, who, stream)` would return now.
     pub fn peek_in(&self, plane: u32, who: Writer, stream: Stream) -> Option<Ppn> {
         let ppb = self.layout.pages_per_block;

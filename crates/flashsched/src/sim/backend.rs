@@ -9,7 +9,7 @@ use crate::engine::Time;
 use crate::ftl::idle::ReadSeen;
 use crate::ftl::speed::WriteView;
 use crate::ftl::Writer;
-use crate::nand::latency::ProgramMode;
+use crate::nand::latency::{NandOpKind, ProgramMode};
 use crate::nand::{Lpn, Ppn, NONE};
 
 impl Simulator {
@@ -293,6 +293,13 @@ impl Simulator {
             return 0;
         }
         let class = l.kind.op();
+        // No write of any other plane of the die could line up: the scan of its queue below
+        // would take nothing (on an overloaded drive the queue holds thousands of writes).
+        // Debug builds scan all the same, to check that it takes nothing.
+        let none_pairs = class == NandOpKind::Program && !self.some_plane_pairs(die, &l);
+        if none_pairs && !cfg!(debug_assertions) {
+            return 0;
+        }
         let mut planes = 1u64 << (l.plane % ppd);
         let mut picked = std::mem::take(&mut self.pick_scratch);
         {
@@ -315,8 +322,9 @@ impl Simulator {
                 }
                 ok
             };
-            self.tsu.take_companions(die, ppd as usize - 1, &mut fits, &mut picked);
+            self.tsu.take_companions(die, class, ppd as usize - 1, &mut fits, &mut picked);
         }
+        debug_assert!(!none_pairs || picked.is_empty(), "die {die}: a write joined a command no plane could pair with");
         let mut joined = 0;
         for &c in &picked {
             let x = *self.txns.get(c);
@@ -345,6 +353,33 @@ impl Simulator {
         picked.clear();
         self.pick_scratch = picked;
         joined
+    }
+
+    /// Whether a write of another plane of `die` than program `l`'s could join its multi-plane
+    /// command: the page that plane would program next lines up with `l`'s, for a host write or
+    /// GC move of the default stream, a host write of the hot stream under write grouping, or a
+    /// wear-leveling migration. With `same_page` commands only the page's offset in its block
+    /// counts, which the open block says (`Ftl::next_offset`), whether or not the writer may take
+    /// it; with `same_block_page` the block too (`Ftl::peek_in`). (A superset of what `gather`
+    /// accepts, which asks only of each queued write's own writer and stream; debug builds check
+    /// it.)
+    fn some_plane_pairs(&self, die: u32, l: &Txn) -> bool {
+        use crate::ftl::{STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION};
+        let ppd = self.layout.planes_per_die;
+        let adv = self.flash.adv;
+        let same_page = adv.multi_plane == MultiPlane::SamePage;
+        let offset = l.ppn % self.layout.pages_per_block;
+        let pairs = |q: u32, s| {
+            if same_page {
+                self.ftl.next_offset(q, s) == offset
+            } else {
+                self.ftl.peek_in(q, Writer::Gc, s).is_some_and(|p| adv.plane_pair_ok(&self.layout, NandOpKind::Program, l.ppn, p))
+            }
+        };
+        let (hot, migrations) = (self.wear.grouping.is_some(), self.wear.leveler.is_some());
+        (die * ppd..(die + 1) * ppd)
+            .filter(|&q| q != l.plane)
+            .any(|q| pairs(q, STREAM_DEFAULT) || (hot && pairs(q, STREAM_HOT)) || (migrations && pairs(q, STREAM_MIGRATION)))
     }
 
     /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in:

@@ -41,7 +41,32 @@ fn page_in_block(x: &Txn, ftl: &Ftl, wear: &Wear, layout: &Layout) -> Option<u32
     ppn.map(|p| layout.page_in_block(p))
 }
 
+/// A die's offer to its chip's next command: (rank, time queued, id, die), the smallest first.
+pub(super) type Offer = (u8, Time, TxnId, u32);
+
 impl Simulator {
+    /// The best offer of the dies `first..first + dpc` but `except`: each die's next
+    /// transaction, or the first of its kept-aside writes when its scheduler would take that
+    /// next (`aside_offer`).
+    #[inline(always)]
+    fn chip_offers(&self, first: u32, dpc: u32, except: u32) -> Option<Offer> {
+        // Kept-aside writes are looked for only while some die has them at its head.
+        let aside = self.requeue.armed_dies() > 0;
+        let mut pick: Option<Offer> = None;
+        for d in first..first + dpc {
+            if d == except {
+                continue;
+            }
+            let offer = if aside { self.aside_offer(d).or_else(|| self.tsu.peek(d, &self.txns.items)) } else { self.tsu.peek(d, &self.txns.items) };
+            if let Some(t) = offer {
+                let x = self.txns.get(t);
+                let c = (rank(x.kind), x.enqueued, t, d);
+                pick = Some(pick.map_or(c, |p| p.min(c)));
+            }
+        }
+        pick
+    }
+
     /// Start a multi-die command on `chip` if it is idle and has queued work.
     pub(super) fn start_chip(&mut self, chip: u32) {
         let dpc = self.layout.dies_per_chip;
@@ -52,18 +77,19 @@ impl Simulator {
             }
             // The leader: of the next transaction of each die, the best class (rank), then the
             // oldest, as the smallest (rank, time it was queued, id, die).
-            let mut pick: Option<(u8, Time, TxnId, u32)> = None;
-            for d in first..first + dpc {
-                if let Some(t) = self.tsu.peek(d, &self.txns.items) {
-                    let x = self.txns.get(t);
-                    let c = (rank(x.kind), x.enqueued, t, d);
-                    pick = Some(pick.map_or(c, |p| p.min(c)));
-                }
-            }
+            let pick = self.chip_offers(first, dpc, NONE);
             let Some((best, _, lead, lead_die)) = pick else { return };
+            if self.requeue.armed_dies() > 0 && self.aside_offer(lead_die) == Some(lead) {
+                // A write kept aside (`sim::stall`): it and those behind it that would have been
+                // picked before any other die's offer stall now, as they would have one by one.
+                let other = self.chip_offers(first, dpc, lead_die);
+                self.stall_aside_leads(lead_die, other);
+                continue;
+            }
             // The leader's page offset, taken before it starts (a write allocates its page then).
             let layout = self.layout;
             let page = page_in_block(self.txns.get(lead), &self.ftl, &self.wear, &layout);
+            let lead_class = self.txns.get(lead).kind.op();
             let t = self.tsu.next(lead_die, &self.txns.items);
             debug_assert_eq!(t, Some(lead), "next() returns what peek() showed");
             if let Some(t) = t {
@@ -88,7 +114,7 @@ impl Simulator {
                         let x = &txns[c as usize];
                         rank(x.kind) == best && page_in_block(x, ftl, wear, &layout) == Some(page)
                     };
-                    self.tsu.take_companions(d, 1, &mut fits, &mut out);
+                    self.tsu.take_companions(d, lead_class, 1, &mut fits, &mut out);
                 }
                 if let Some(&t) = out.first() {
                     self.start_txn(d, t);

@@ -15,9 +15,10 @@
 //! identity) has been tried and one of them stalled, the rest go back to the plane's stalled list behind those that stalled again, and
 //! `write_stalls` counts them, as the retries would have. This is exact only where nothing else
 //! can free a page of the plane or see how many writes the die's queue holds while the re-queued
-//! writes are tried (anything may take pages then: the room only shrinks, and the bound holds): no
-//! multi-die commands (multi-plane ones are fine: a re-queued write that joins another write's
-//! command is tried there, and a kept-aside one could not join, its plane having no page), one
+//! writes are tried (anything may take pages then: the room only shrinks, and the bound holds):
+//! multi-die commands only as below (multi-plane ones are fine: a re-queued write that joins
+//! another write's command is tried there, and a kept-aside one could not join, its plane
+//! having no page), one
 //! write stream for host writes unless under FCFS (below), greedy GC, and a transaction
 //! scheduler that is either FCFS in the
 //! simulator's own slot without suspension (whose queue is a FIFO per die and whose other users
@@ -59,6 +60,24 @@
 //! it would take (`resolve_aside_now`); not under Slacker, whose estimates would have to follow.
 //! (With multi-plane commands a kept-aside write of the other stream could join another
 //! plane's command; with relocation its plane's GC would have to be asked first.)
+//!
+//! Chip-level multi-die commands (`device.advanced.multi_die`, as under `compat = "mqsim"`),
+//! under FCFS and O3, without relocation or write grouping. The chip, not the die, chooses: it
+//! compares what each of its dies would run next (`sim::chip`), and when the last re-queued
+//! write of a plane has stalled, the kept-aside writes are what their die would run next (held
+//! by the scheduler, FCFS included, as the reordering schedulers hold them, and counted in its
+//! queues). The chip's leader selection offers the first of them for their die
+//! (`aside_offer`); when it is picked, it would have stalled at once and the selection looked
+//! again, picking the next, and so on while their keys stay below the best offer of the chip's
+//! other dies. When the latest time any of the plane's stalled writes was queued is below that
+//! offer's (or the offer is an erase, or there is none), they all stall at once
+//! (`stall_aside_leads`); otherwise, or when the plane has no collection under way (the first
+//! stall would ask GC, whose first read may start the chip at once), they go back to the queue
+//! for real. Nothing else can reach them meanwhile: a die's erases come after its writes, and
+//! a kept-aside write never joins another die's command or a multi-plane one (its plane has no
+//! page). Every multi-die run of the randomized campaigns resolved them at once, the chip's
+//! other dies offering an erase, a younger write or nothing; the other two paths are argued,
+//! and the put-back one tested by forcing it.
 //!
 //! Static wear leveling and the idle-time task take part. A wear-leveling collection is GC's
 //! (one a plane at a time, its moves in the plane's default stream, its erase through the die's
@@ -107,6 +126,9 @@ pub(super) struct LazyRequeue {
     /// Per die: the plane whose kept-aside writes are now at the head of the die's writes,
     /// waiting for its next choice (`NONE`: none).
     armed: Vec<u32>,
+    /// Dies with a plane in `armed` (the chip's leader selection looks for kept-aside writes
+    /// only while there are any).
+    armed_dies: u32,
     /// Per plane with writes kept aside: the last of its re-queued writes (`NONE`: none). The
     /// kept-aside writes come right behind it; when it has been tried, they are resolved. (An
     /// identity, not a count: under dynamic allocation other writes of the plane, relocated into
@@ -121,6 +143,18 @@ pub(super) struct LazyRequeue {
     /// stall again go in front of them, and nothing else stalls in the plane until they are
     /// resolved (its die takes its re-queued writes first), so no erase copies them.
     aside: Vec<u32>,
+    /// Chip-level multi-die commands (`sim::chip`): a die's kept-aside writes, once at the head
+    /// of its writes, are tried when the chip's leader selection picks the first of them
+    /// (`stall_aside_leads`), not at the die's next choice.
+    multi_die: bool,
+    /// Per plane, with `multi_die`: the latest time any of its stalled writes was queued
+    /// (`Txn::enqueued`) since its stalled queue was last empty, a bound on its kept-aside
+    /// writes' (`stall_aside_leads`).
+    latest: Vec<crate::engine::Time>,
+    /// Tests: resolve kept-aside writes picked by a chip's leader selection by putting them
+    /// back, as when a bound does not decide (`stall_aside_leads`).
+    #[cfg(test)]
+    pub(super) md_put_back: bool,
     /// Writes kept aside over the run: the retries saved (for tests).
     pub(super) kept_aside: u64,
     /// Kept-aside writes that went back to the queue after all (`resolve_aside`; for tests).
@@ -131,9 +165,11 @@ impl LazyRequeue {
     pub(super) fn new(sim: &Simulator, s: &crate::config::Settings) -> Self {
         let f = &sim.flash;
         let fcfs = matches!(sim.tsu, crate::tsu::TsuSlot::Fcfs(_));
-        let held = !fcfs && sim.tsu.holds_aside();
+        // FCFS counts writes held aside too, but without multi-die commands its kept-aside
+        // writes are resolved when the last re-queued one stalls, which is quicker (below).
+        let held = (!fcfs || f.adv.multi_die) && sim.tsu.holds_aside();
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
-            && !f.adv.multi_die
+            && (!f.adv.multi_die || (held && !sim.cross_plane && sim.wear.grouping.is_none()))
             && (sim.wear.grouping.is_none()
                 || ((fcfs || matches!(sim.tsu.name(), "frfcfs" | "o3")) && !sim.cross_plane && f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off))
             && s.ftl.gc_policy == "greedy";
@@ -150,9 +186,14 @@ impl LazyRequeue {
             whole,
             partial,
             armed,
+            armed_dies: 0,
             last: vec![NONE; planes],
             cross_plane: sim.cross_plane,
             streams: sim.wear.grouping.is_some(),
+            multi_die: f.adv.multi_die,
+            latest: if f.adv.multi_die { vec![0; planes] } else { Vec::new() },
+            #[cfg(test)]
+            md_put_back: false,
             aside: vec![0; planes],
             kept_aside: 0,
             put_back: 0,
@@ -161,6 +202,12 @@ impl LazyRequeue {
 }
 
 impl LazyRequeue {
+    /// Dies whose kept-aside writes are at the head of their writes (`armed`).
+    #[inline]
+    pub(super) fn armed_dies(&self) -> u32 {
+        self.armed_dies
+    }
+
     /// Writes of `die` kept aside behind a re-queued write not yet tried, under FCFS (whose
     /// queue does not count them): had every stalled write been re-queued they would be queued
     /// for the die, and the dynamic allocator weighs a die by how many are (`AllocView`).
@@ -241,12 +288,13 @@ impl Simulator {
         if self.requeue.whole && self.reqs.items[req as usize].unqueued > 0 {
             self.requeue.partial[p] += 1;
         }
-        if self.requeue.on && self.requeue.aside[p] > 0 {
-            let at = self.stalled[p].len() - self.requeue.aside[p] as usize;
-            self.stalled[p].insert(at, t);
-        } else {
-            self.stalled[p].push_back(t);
+        let at = self.stalled[p].len() - self.aside_of(plane);
+        if self.requeue.multi_die {
+            let e = self.txns.get(t).enqueued;
+            let l = &mut self.requeue.latest[p];
+            *l = if self.stalled[p].is_empty() { e } else { (*l).max(e) };
         }
+        self.stalled[p].insert(at, t);
         self.host_write_tried(plane, t, true);
     }
 
@@ -356,6 +404,7 @@ impl Simulator {
             return;
         }
         let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
+        self.requeue.armed_dies -= 1;
         let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
         self.tsu.drop_aside(die, aside);
         self.requeue.put_back += u64::from(aside);
@@ -390,6 +439,7 @@ impl Simulator {
         if stalled {
             debug_assert!(self.requeue.armed[die as usize] == NONE, "die {die}: two planes' kept-aside writes at the head of its queue");
             self.requeue.armed[die as usize] = plane;
+            self.requeue.armed_dies += 1;
         } else {
             // As in `resolve_now`: with one stream, cannot happen while the room is bounded;
             // with write grouping the kept-aside writes are next, the die being busy now.
@@ -398,6 +448,55 @@ impl Simulator {
             self.tsu.drop_aside(die, aside);
             self.requeue_rest(plane, aside as usize);
         }
+    }
+
+    /// With multi-die commands: the kept-aside write `die` offers its chip's next command, if
+    /// its scheduler would take one next (`TransactionScheduler::aside_next`).
+    #[inline]
+    pub(super) fn aside_offer(&self, die: u32) -> Option<TxnId> {
+        let plane = self.requeue.armed[die as usize];
+        if plane == NONE || !self.tsu.aside_next(die) {
+            return None;
+        }
+        let q = &self.stalled[plane as usize];
+        Some(q[q.len() - self.requeue.aside[plane as usize] as usize])
+    }
+
+    /// With multi-die commands: the chip's leader selection picked the first kept-aside write
+    /// of `die` (`aside_offer`), and `other` is the best offer of the chip's other dies. Had
+    /// the writes been queued, the first would have been started, found no page and stalled,
+    /// changing nothing another die offers (GC of its plane is under way, and asked again it only
+    /// notes the plane's free blocks); the selection would then have looked again, picked the
+    /// next, and so on while their keys stay below `other`'s. When every one of them was queued
+    /// before `other` (the plane's `latest` says so), or `other` is an erase or nothing, they all
+    /// stall now, in order. Otherwise, or when their plane has no collection under way (the
+    /// first stall may start one, whose first read may start the chip at once), they go back to
+    /// the queue for real and are tried as queued ones are.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn stall_aside_leads(&mut self, die: u32, other: Option<super::chip::Offer>) {
+        let plane = self.requeue.armed[die as usize];
+        let p = plane as usize;
+        let aside = self.requeue.aside[p];
+        debug_assert!(other.is_none_or(|o| o.0 >= 1), "die {die}: a kept-aside write picked over a read");
+        let all = match other {
+            None => true,
+            Some((rank, enqueued, ..)) => rank > 1 || self.requeue.latest[p] < enqueued,
+        };
+        #[cfg(test)]
+        let all = all && !self.requeue.md_put_back;
+        self.requeue.armed[die as usize] = NONE;
+        self.requeue.armed_dies -= 1;
+        self.requeue.aside[p] = 0;
+        self.tsu.drop_aside(die, aside);
+        if !all || self.ftl.planes[p].gc_victim == NONE {
+            self.requeue.put_back += u64::from(aside);
+            return self.put_back_aside(plane, aside);
+        }
+        self.counters.write_stalls += u64::from(aside);
+        // What each stall asked of GC: the collection is under way, so only the plane's free
+        // blocks are noted.
+        self.maybe_gc(plane);
     }
 
     /// `die` is about to choose its next transaction: kept-aside writes at the head of its
@@ -415,6 +514,7 @@ impl Simulator {
     #[inline(never)]
     fn resolve_aside_now(&mut self, die: u32) {
         let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
+        self.requeue.armed_dies -= 1;
         let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
         let taken = self.tsu.drop_aside(die, aside);
         // Under `cross_plane`, a taken write that stalls where GC collects nothing moves to

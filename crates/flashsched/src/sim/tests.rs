@@ -61,6 +61,11 @@ fn an_idle_die_skips_fcfs_queue_with_the_same_results() {
 /// without it (every stalled write re-queued at each erase): the outcome, and the writes kept
 /// aside and put back to the queue after all.
 fn overloaded_run(extra: &[&str], lazy: bool) -> (RunOutcome, u64, u64) {
+    overloaded_run_with(extra, lazy, |_| {})
+}
+
+/// `overloaded_run`, with `adjust` applied to the simulator before it runs.
+fn overloaded_run_with(extra: &[&str], lazy: bool, adjust: impl FnOnce(&mut Simulator)) -> (RunOutcome, u64, u64) {
     let base = [
         "ftl.precondition.fill=1.0",
         "ftl.precondition.overwrites=0.5",
@@ -76,9 +81,27 @@ fn overloaded_run(extra: &[&str], lazy: bool) -> (RunOutcome, u64, u64) {
     if !lazy {
         sim.requeue = stall::LazyRequeue::default();
     }
+    adjust(&mut sim);
     let o = sim.run(&mut |_| true).expect("run");
     let (kept, back) = (o.stalled_writes_kept_aside, o.stalled_writes_put_back);
     (o, kept, back)
+}
+
+/// With multi-die commands, kept-aside writes picked by a chip's leader selection that cannot
+/// all be shown to stall go back to the queue for real (`Simulator::stall_aside_leads`); doing
+/// that every time is the same run too.
+#[test]
+fn multi_die_kept_aside_writes_put_back_give_the_same_run() {
+    for extra in [
+        &["compat=\"mqsim\"", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.3"][..],
+        &["seed=4", "tsu.scheduler=\"o3\"", "device.advanced.interleave=false", "device.advanced.multi_die=true", "device.geometry.dies_per_chip=4", "workload.synthetic.read_ratio=0.6"],
+        &["seed=5", "device.advanced.interleave=false", "device.advanced.multi_die=true", "device.geometry.dies_per_chip=4", "workload.synthetic.read_ratio=0.3"],
+    ] {
+        let (a, _, back) = overloaded_run_with(extra, true, |s| s.requeue.md_put_back = true);
+        let (b, _, _) = overloaded_run(extra, false);
+        assert!(back > 1000, "{extra:?}: {back} writes put back");
+        assert_same_run(&a, &b, &format!("{extra:?}"));
+    }
 }
 
 /// Re-queueing at an erase only the stalled writes that can take a page (plus one) is what
@@ -104,6 +127,11 @@ fn stalled_writes_kept_aside_give_the_same_run() {
         // Write grouping: a kept-aside write of the other stream may find a page.
         &["seed=5066", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.6", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"16us\"", "ftl.write_grouping=\"pgis\"", "ftl.pgis.decay_writes=4816", "ftl.pgis.threshold=2", "workload.synthetic.address=\"hotcold\""],
         &["seed=5016", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.0", "workload.synthetic.requests=3000", "ftl.wear_leveling=\"swl\"", "ftl.swl.threshold=3", "ftl.swl.set_bits=1", "ftl.idle_task=\"rr\"", "device.ldpc.enabled=true", "device.idle.threshold=\"351us\"", "workload.synthetic.arrival=\"onoff\"", "ftl.write_grouping=\"pattern\"", "ftl.pattern.mined_requests=250"],
+        // Chip-level multi-die commands (MQSim's TSU: O3, multi-plane packing): the kept-aside
+        // writes at a die's head are tried when the chip's leader selection picks them.
+        &["compat=\"mqsim\"", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=2", "workload.synthetic.read_ratio=0.3"],
+        &["seed=17", "tsu.scheduler=\"o3\"", "device.advanced.interleave=false", "device.advanced.multi_die=true", "device.geometry.dies_per_chip=4", "workload.synthetic.read_ratio=0.7"],
+        &["seed=23", "device.advanced.interleave=false", "device.advanced.multi_die=true", "device.geometry.dies_per_chip=2", "device.geometry.planes_per_die=4", "device.advanced.multi_plane=\"same_block_page\"", "workload.synthetic.read_ratio=0.5"],
         // The dynamic allocator weighs dies by their queues, kept-aside writes included.
         &["seed=4011", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.read_ratio=0.0", "ftl.allocation.scheme=\"dynamic\"", "ftl.allocation.plane=\"round_robin\""],
     ];
@@ -194,8 +222,13 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     assert!(!lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"slacker\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "ftl.allocation.scheme=\"dynamic\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "device.advanced.multi_plane=\"same_page\""]));
-    // Multi-die commands (as under `compat = "mqsim"`) re-queue every stalled write.
-    assert!(!lazy(&["tsu.scheduler=\"o3\"", "device.advanced.multi_die=true", "device.advanced.interleave=false", "device.suspend.program=false"]));
+    // Multi-die commands (as under `compat = "mqsim"`): under FCFS and O3, but not with
+    // relocation or write grouping.
+    let md = ["device.advanced.multi_die=true", "device.advanced.interleave=false", "device.suspend.program=false"];
+    assert!(lazy(&[&md[..], &["tsu.scheduler=\"o3\""]].concat()));
+    assert!(lazy(&[&md[..], &["tsu.scheduler=\"fcfs\"", "device.advanced.multi_plane=\"same_page\""]].concat()));
+    assert!(!lazy(&[&md[..], &["ftl.allocation.scheme=\"dynamic\""]].concat()));
+    assert!(!lazy(&[&md[..], &["ftl.write_grouping=\"pgis\""]].concat()));
 }
 
 /// A read-modify-write's write is queued in the device queue once its read is done, when its

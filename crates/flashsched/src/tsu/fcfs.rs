@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use super::TransactionScheduler;
+use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
 
@@ -17,11 +18,15 @@ pub struct Fcfs {
     /// The chip of a die.
     layout: Layout,
     len: usize,
+    /// Per die: host writes held aside (`hold_aside`), at the head of its queue. Only with
+    /// chip-level multi-die commands: otherwise the simulator resolves kept-aside writes at once
+    /// under FCFS (`sim::stall`).
+    aside: Vec<u32>,
 }
 
 impl Fcfs {
     pub fn new(layout: Layout) -> Self {
-        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), per_chip: vec![0; layout.chips() as usize], layout, len: 0 }
+        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), per_chip: vec![0; layout.chips() as usize], layout, len: 0, aside: vec![0; layout.dies() as usize] }
     }
 }
 
@@ -68,13 +73,13 @@ impl TransactionScheduler for Fcfs {
         self.taken(die, 1);
         t
     }
-    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+    fn take_companions(&mut self, die: u32, _class: NandOpKind, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
         let mut room = max;
         let n = super::take_matching(&mut self.per_die[die as usize], Some, &mut room, fits, out);
         self.taken(die, n);
     }
     fn queued_for_die(&self, die: u32) -> usize {
-        self.per_die[die as usize].len()
+        self.per_die[die as usize].len() + self.aside[die as usize] as usize
     }
     #[inline]
     fn queued_on_chip(&self, chip: u32) -> usize {
@@ -82,5 +87,22 @@ impl TransactionScheduler for Fcfs {
     }
     fn len(&self) -> usize {
         self.len
+    }
+    fn holds_aside(&self) -> bool {
+        true
+    }
+    fn hold_aside(&mut self, die: u32, n: u32) {
+        self.aside[die as usize] += n;
+        self.per_chip[self.layout.chip_of_die(die) as usize] += n;
+        self.len += n as usize;
+    }
+    fn drop_aside(&mut self, die: u32, n: u32) -> u32 {
+        self.aside[die as usize] -= n;
+        self.taken(die, n as usize);
+        // At the head of the die's queue: its next choices take them all.
+        n
+    }
+    fn aside_next(&self, die: u32) -> bool {
+        self.aside[die as usize] > 0
     }
 }

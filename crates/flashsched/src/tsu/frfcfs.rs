@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 
 use super::TransactionScheduler;
+use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
 
@@ -114,12 +115,16 @@ impl TransactionScheduler for FrFcfs {
         }
         t
     }
-    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+    fn take_companions(&mut self, die: u32, class: NandOpKind, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
         let chip = self.layout.chip_of_die(die) as usize;
         let mine = |(t, d): (TxnId, u32)| (d == die).then_some(t);
         let mut room = max;
-        self.len -= super::take_matching(&mut self.reads[chip], mine, &mut room, fits, out);
-        self.len -= super::take_matching(&mut self.writes[chip], mine, &mut room, fits, out);
+        // Reads are in the read queue; programs and erases in the write queue.
+        if class == NandOpKind::Read {
+            self.len -= super::take_matching(&mut self.reads[chip], mine, &mut room, fits, out);
+        } else {
+            self.len -= super::take_matching(&mut self.writes[chip], mine, &mut room, fits, out);
+        }
     }
     fn queued_for_die(&self, die: u32) -> usize {
         let chip = self.layout.chip_of_die(die) as usize;

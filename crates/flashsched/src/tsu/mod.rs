@@ -17,6 +17,7 @@ pub use slot::TsuSlot;
 use std::collections::VecDeque;
 
 use crate::engine::Time;
+use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::{ReqId, Txn, TxnId};
 
@@ -40,8 +41,10 @@ pub trait TransactionScheduler: Send {
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
     /// Multi-plane packing: remove from `die`'s queued transactions, in this scheduler's order of
     /// preference, up to `max` that `fits` accepts (it is asked in that order and sees each
-    /// transaction once), appending them to `out`.
-    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>);
+    /// transaction once), appending them to `out`. `fits` accepts only transactions of `class`
+    /// (`TxnKind::op`): a scheduler need not show it the queues that hold none (on an overloaded
+    /// drive a die's writes run to thousands, and a read's command would look at each).
+    fn take_companions(&mut self, die: u32, class: NandOpKind, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>);
     /// Transactions queued (not running) on a chip.
     fn queued_on_chip(&self, chip: u32) -> usize;
     /// Transactions queued (not running) for a die.
@@ -75,9 +78,18 @@ pub trait TransactionScheduler: Send {
     /// The `n` writes held aside for `die` are now at the head of its write order (all written
     /// before them are taken), and every write of them `next(die)` takes will fail at once
     /// without changing anything this scheduler sees but its counts. Forget all `n`; return how
-    /// many of them, in order, consecutive calls of `next(die)` would take now.
+    /// many of them, in order, consecutive calls of `next(die)` would take now. (With multi-die
+    /// commands the simulator resolves them itself and reads no answer: `sim::stall`.)
     fn drop_aside(&mut self, _die: u32, _n: u32) -> u32 {
         unreachable!("{} does not hold writes aside", self.name());
+    }
+    /// Whether `next(die)` would take the first write held aside for `die` now: the writes
+    /// held aside are at the head of its write order and nothing it ranks before writes is
+    /// queued. Chip-level multi-die commands (`sim::chip`) compare what each die would run next,
+    /// and a held write is that for its die only while this is true. Only schedulers that can
+    /// `peek` need answer it.
+    fn aside_next(&self, _die: u32) -> bool {
+        false
     }
 
     // What a scheduler that estimates response times (Slacker) observes of the device. The

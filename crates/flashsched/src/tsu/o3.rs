@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 
 use super::TransactionScheduler;
+use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId, TxnKind};
 
@@ -72,10 +73,16 @@ impl TransactionScheduler for O3 {
         }
         t
     }
-    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+    fn take_companions(&mut self, die: u32, class: NandOpKind, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
         let mut room = max;
-        for q in self.queues[die as usize].iter_mut() {
-            self.len -= super::take_matching(q, Some, &mut room, fits, out);
+        // The queues that can hold `class`, in priority order: GC's holds its reads and writes.
+        let queues: &[usize] = match class {
+            NandOpKind::Read => &[0, 2],
+            NandOpKind::Program => &[1, 2],
+            NandOpKind::Erase => &[3],
+        };
+        for &q in queues {
+            self.len -= super::take_matching(&mut self.queues[die as usize][q], Some, &mut room, fits, out);
         }
     }
     fn queued_for_die(&self, die: u32) -> usize {
@@ -102,6 +109,10 @@ impl TransactionScheduler for O3 {
         // read cannot be waiting: the die chose the last re-queued write over any, at this
         // instant; the rule is kept whole all the same.)
         if self.queues[die as usize][0].is_empty() { n } else { 0 }
+    }
+    fn aside_next(&self, die: u32) -> bool {
+        // Host reads go first; the held writes lead the host writes.
+        self.aside[die as usize] > 0 && self.queues[die as usize][0].is_empty()
     }
 }
 

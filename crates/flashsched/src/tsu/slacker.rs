@@ -33,6 +33,7 @@ use super::slack::{Ahead, Estimator};
 use super::{FrFcfs, TransactionScheduler};
 use crate::config::Settings;
 use crate::engine::Time;
+use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
 
@@ -398,9 +399,9 @@ impl TransactionScheduler for Slacker {
         }
         Some(r)
     }
-    fn take_companions(&mut self, die: u32, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
+    fn take_companions(&mut self, die: u32, class: NandOpKind, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
         let before = out.len();
-        self.base.take_companions(die, max, fits, out);
+        self.base.take_companions(die, class, max, fits, out);
         for i in before..out.len() {
             self.left(die, out[i]);
         }
