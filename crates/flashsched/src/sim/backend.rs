@@ -302,9 +302,19 @@ impl Simulator {
         }
         let mut planes = 1u64 << (l.plane % ppd);
         let mut picked = std::mem::take(&mut self.pick_scratch);
+        // Planes whose kept-aside writes a program's scan may reach (`LazyRequeue::join_aside`),
+        // and those that join: (place among the picked, plane, index among its stalled writes).
+        let asides = if class == NandOpKind::Program { self.requeue.aside_planes(die, l.plane, &self.layout) } else { 0 };
+        let mut joining: Vec<(usize, u32, usize)> = Vec::new();
+        let mut reinsert = std::mem::take(&mut self.requeue.reinsert);
         {
-            let (txns, ftl, adv, layout, wear) = (&self.txns.items, &self.ftl, self.flash.adv, self.layout, &self.wear);
+            let (txns, ftl, adv, layout, wear, requeue, stalled) = (&self.txns.items, &self.ftl, self.flash.adv, self.layout, &self.wear, &self.requeue, &self.stalled);
+            // Entries asked about and taken (FCFS asks every one, in order: the place of an entry
+            // taken is `asked - removed` when asked), and entries placed in the command.
+            let (mut asked, mut removed, mut taken) = (0, 0, 0);
             let mut fits = |c: TxnId| {
+                let at = asked - removed;
+                asked += 1;
                 let x = &txns[c as usize];
                 let bit = 1u64 << (x.plane % ppd);
                 if planes & bit != 0 || x.kind.op() != class || x.is_reprogram() {
@@ -318,12 +328,33 @@ impl Simulator {
                 };
                 let ok = page.is_some_and(|p| adv.plane_pair_ok(&layout, class, l.ppn, p));
                 if ok {
+                    if asides & bit != 0 && requeue.last_requeued(x.plane) == c {
+                        // The plane's last re-queued write joins from the middle of the queue:
+                        // its kept-aside writes, right behind it, stay there.
+                        reinsert.push((x.plane, at));
+                    }
                     planes |= bit;
+                    removed += 1;
+                    taken += 1;
+                } else if asides & bit != 0 && requeue.last_requeued(x.plane) == c {
+                    // Passed the plane's last re-queued write: its kept-aside writes are next.
+                    let stream = |w: TxnId| wear.write_stream(&txns[w as usize]);
+                    let fits = |s| ftl.peek_in(x.plane, Writer::Host, s).is_some_and(|p| adv.plane_pair_ok(&layout, class, l.ppn, p));
+                    if let Some(i) = requeue.join_aside(x.plane, &stalled[x.plane as usize], stream, fits) {
+                        planes |= bit;
+                        joining.push((taken, x.plane, i));
+                        taken += 1;
+                    }
                 }
                 ok
             };
             self.tsu.take_companions(die, class, ppd as usize - 1, &mut fits, &mut picked);
         }
+        for &(at, plane, i) in &joining {
+            let w = self.requeue.aside_joined(plane, i, &mut self.stalled[plane as usize]);
+            picked.insert(at, w);
+        }
+        self.requeue.reinsert = reinsert;
         debug_assert!(!none_pairs || picked.is_empty(), "die {die}: a write joined a command no plane could pair with");
         let mut joined = 0;
         for &c in &picked {
@@ -350,6 +381,7 @@ impl Simulator {
             self.flash.dies[die as usize].join(c);
             joined += 1;
         }
+        self.requeue.reinsert.clear();
         picked.clear();
         self.pick_scratch = picked;
         joined

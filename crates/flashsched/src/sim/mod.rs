@@ -137,6 +137,9 @@ pub struct RunOutcome {
     pub stalled_writes_kept_aside: u64,
     /// Of those, written back to the queue after all (`sim::stall`; for tests).
     pub stalled_writes_put_back: u64,
+    /// Of those, joined a multi-plane command from behind their plane's last re-queued write,
+    /// and re-queued behind that write where it joined one (`sim::stall`; for tests).
+    pub stalled_writes_joined: (u64, u64),
     pub mapped_pages: u64,
     pub logical_pages: u64,
     pub ftl_memory_bytes: usize,
@@ -548,6 +551,7 @@ impl Simulator {
             plane_valid_end,
             stalled_writes_kept_aside: self.requeue.kept_aside,
             stalled_writes_put_back: self.requeue.put_back,
+            stalled_writes_joined: (self.requeue.joined, self.requeue.reinserted),
             mapped_pages: self.ftl.mapped_pages(),
             logical_pages: self.logical_pages,
             ftl_memory_bytes: self.ftl.memory_bytes(),

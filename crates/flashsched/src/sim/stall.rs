@@ -49,7 +49,8 @@
 //! is not stalled yet where the allocator and GC look (`has_stalled`, `unheld_aside`).
 //!
 //! Write grouping (two streams of host writes, each with its own open block), under FCFS,
-//! FR-FCFS and O3 without multi-plane commands or relocation: a write of one stream may find a page where the
+//! FR-FCFS and O3 without relocation, and with multi-plane commands under FCFS only: a write
+//! of one stream may find a page where the
 //! last re-queued write, of the other, found none, and the last re-queued write may itself take
 //! a page. The room bound counts both streams' open blocks (`Ftl::host_room_bound_streams`),
 //! and resolving the kept-aside writes is what their tries would have done (`resolve_now`): those
@@ -58,8 +59,15 @@
 //! behind them again (`requeue_rest`). That needs no bound to be exact, only to be quick. Under
 //! FR-FCFS and O3 it is the same at the die's next choice, among the writes the scheduler says
 //! it would take (`resolve_aside_now`); not under Slacker, whose estimates would have to follow.
-//! (With multi-plane commands a kept-aside write of the other stream could join another
-//! plane's command; with relocation its plane's GC would have to be asked first.)
+//! (With relocation its plane's GC would have to be asked first.) With multi-plane commands a
+//! write of another plane of the die can lead a command from ahead of a plane's re-queued
+//! writes (its own were re-queued after them), and its scan of the queue for companions can
+//! reach the kept-aside writes: when it passes the plane's last re-queued write without taking a
+//! write of the plane, the first kept-aside write whose stream's next page lines up joins, as
+//! it would have from the queue (`join_aside`); and when it takes the last re-queued write
+//! from the middle of the queue, the kept-aside writes are re-queued where it was, not at the
+//! head (`reinsert`, several planes' in one command).
+
 //!
 //! Chip-level multi-die commands (`device.advanced.multi_die`, as under `compat = "mqsim"`),
 //! under FCFS and O3, without relocation or write grouping. The chip, not the die, chooses: it
@@ -159,6 +167,15 @@ pub(super) struct LazyRequeue {
     pub(super) kept_aside: u64,
     /// Kept-aside writes that went back to the queue after all (`resolve_aside`; for tests).
     pub(super) put_back: u64,
+    /// Kept-aside writes that joined a multi-plane command (`join_aside`; for tests).
+    pub(super) joined: u64,
+    /// FCFS with write grouping and multi-plane commands: the last re-queued writes of these
+    /// planes joined a command from these places in their die's queue (`Simulator::gather`), in
+    /// queue order, where the writes kept aside behind them are re-queued (`requeue_rest`), not
+    /// at the head.
+    pub(super) reinsert: Vec<(u32, usize)>,
+    /// Times `reinsert` was used (for tests).
+    pub(super) reinserted: u64,
 }
 
 impl LazyRequeue {
@@ -171,7 +188,7 @@ impl LazyRequeue {
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && (!f.adv.multi_die || (held && !sim.cross_plane && sim.wear.grouping.is_none()))
             && (sim.wear.grouping.is_none()
-                || ((fcfs || matches!(sim.tsu.name(), "frfcfs" | "o3")) && !sim.cross_plane && f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off))
+                || ((fcfs || matches!(sim.tsu.name(), "frfcfs" | "o3")) && !sim.cross_plane && (fcfs || f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off)))
             && s.ftl.gc_policy == "greedy";
         if !on {
             return LazyRequeue::default();
@@ -197,6 +214,9 @@ impl LazyRequeue {
             aside: vec![0; planes],
             kept_aside: 0,
             put_back: 0,
+            joined: 0,
+            reinsert: Vec::new(),
+            reinserted: 0,
         }
     }
 }
@@ -206,6 +226,54 @@ impl LazyRequeue {
     #[inline]
     pub(super) fn armed_dies(&self) -> u32 {
         self.armed_dies
+    }
+
+    /// FCFS with write grouping and multi-plane commands: the planes of `die` but `except`
+    /// whose kept-aside writes wait behind a re-queued write not yet tried, as bits by plane
+    /// index in the die (`join_aside`).
+    #[inline]
+    pub(super) fn aside_planes(&self, die: u32, except: u32, layout: &crate::nand::Layout) -> u64 {
+        if !self.on || self.held || !self.streams {
+            return 0;
+        }
+        let ppd = layout.planes_per_die;
+        (die * ppd..(die + 1) * ppd).filter(|&p| p != except && self.last[p as usize] != NONE).fold(0, |m, p| m | 1 << (p % ppd))
+    }
+
+    /// A multi-plane program's scan of its die's queue (`Simulator::gather`) passed `plane`'s
+    /// last re-queued write without taking a write of that plane (FCFS, write grouping). Had
+    /// every stalled write been re-queued, the plane's kept-aside writes would come next, and the
+    /// first whose stream's next page `fits` (lines up with the command's) would join it: its
+    /// index in the plane's stalled queue. (With one stream none could: the plane has no page.)
+    pub(super) fn join_aside(&self, plane: u32, stalled: &std::collections::VecDeque<TxnId>, stream: impl Fn(TxnId) -> crate::ftl::Stream, fits: impl Fn(crate::ftl::Stream) -> bool) -> Option<usize> {
+        let start = stalled.len() - self.aside[plane as usize] as usize;
+        let (default, hot) = (fits(crate::ftl::STREAM_DEFAULT), fits(crate::ftl::STREAM_HOT));
+        if !default && !hot {
+            return None;
+        }
+        (start..stalled.len()).find(|&i| {
+            let s = stream(stalled[i]);
+            if s == crate::ftl::STREAM_HOT { hot } else { s == crate::ftl::STREAM_DEFAULT && default }
+        })
+    }
+
+    /// `join_aside`'s write at `index` of `plane`'s stalled queue joined a command: it is no
+    /// longer kept aside.
+    pub(super) fn aside_joined(&mut self, plane: u32, index: usize, stalled: &mut std::collections::VecDeque<TxnId>) -> TxnId {
+        let p = plane as usize;
+        let w = stalled.remove(index).expect("a kept-aside write");
+        self.aside[p] -= 1;
+        self.joined += 1;
+        if self.aside[p] == 0 {
+            self.last[p] = NONE;
+        }
+        w
+    }
+
+    /// The last re-queued write of `plane` not yet tried (`NONE`: none).
+    #[inline]
+    pub(super) fn last_requeued(&self, plane: u32) -> TxnId {
+        self.last[plane as usize]
     }
 
     /// Writes of `die` kept aside behind a re-queued write not yet tried, under FCFS (whose
@@ -236,6 +304,17 @@ impl Simulator {
         for i in range.clone().rev() {
             let w = self.stalled[p][i];
             self.tsu.enqueue_front(w, self.txns.get(w));
+        }
+        self.stalled[p].drain(range);
+    }
+
+    /// `requeue_range`, at place `at` of the die's FCFS queue instead of its head.
+    fn requeue_range_at(&mut self, plane: u32, range: std::ops::Range<usize>, at: usize) {
+        let p = plane as usize;
+        let crate::tsu::TsuSlot::Fcfs(f) = &mut self.tsu else { unreachable!("kept-aside writes join commands under FCFS only") };
+        for (k, i) in range.clone().enumerate() {
+            let w = self.stalled[p][i];
+            f.insert_at(at + k, w, self.txns.get(w));
         }
         self.stalled[p].drain(range);
     }
@@ -374,7 +453,20 @@ impl Simulator {
             self.requeue.last[p] = self.stalled[p][start + requeued - 1];
         }
         self.requeue.aside[p] = aside as u32;
-        self.requeue_range(plane, start..start + requeued);
+        match self.requeue.reinsert.iter().position(|&(q, _)| q == plane) {
+            Some(i) => {
+                let (_, at) = self.requeue.reinsert.remove(i);
+                self.requeue.reinserted += 1;
+                // Places at or after this one, in the same die's queue, move on by as many.
+                for r in &mut self.requeue.reinsert {
+                    if r.1 >= at {
+                        r.1 += requeued;
+                    }
+                }
+                self.requeue_range_at(plane, start..start + requeued, at)
+            }
+            None => self.requeue_range(plane, start..start + requeued),
+        }
         if self.requeue.held && aside > 0 {
             // Right behind the writes just put back at the head, as at an erase.
             self.tsu.hold_aside(self.layout.die_of_plane(plane), aside as u32);

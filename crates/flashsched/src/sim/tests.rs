@@ -87,6 +87,28 @@ fn overloaded_run_with(extra: &[&str], lazy: bool, adjust: impl FnOnce(&mut Simu
     (o, kept, back)
 }
 
+/// Under FCFS with write grouping and multi-plane commands, a program's scan of its die's queue
+/// can reach kept-aside writes from behind their plane's last re-queued write, and that write
+/// can join a command from the middle of the queue (`LazyRequeue::join_aside`, `reinsert`): the
+/// same run as with every stalled write re-queued, and both happen here.
+#[test]
+fn kept_aside_writes_join_multi_plane_commands_as_queued_ones_would() {
+    let (mut joined, mut reinserted) = (0, 0);
+    for extra in [
+        &["seed=7007", "device.geometry.planes_per_die=4", "device.advanced.multi_plane=\"same_page\"", "ftl.write_grouping=\"pgis\"", "ftl.pgis.decay_writes=1774", "ftl.pgis.threshold=2", "device.variation.enabled=true", "hil.scheduler=\"vios\"", "workload.synthetic.requests=3000"][..],
+        &["seed=7025", "device.advanced.multi_plane=\"same_page\"", "workload.synthetic.read_ratio=0.0", "ftl.write_grouping=\"pgis\"", "ftl.pgis.decay_writes=1394", "ftl.pgis.threshold=3", "workload.synthetic.address=\"zipf\"", "workload.synthetic.requests=3000"],
+        // Two planes' last re-queued writes join one command.
+        &["seed=8037", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=4", "workload.synthetic.read_ratio=0.0", "device.advanced.multi_plane=\"same_page\"", "ftl.write_grouping=\"pgis\"", "ftl.pgis.decay_writes=2549", "ftl.pgis.threshold=2", "workload.synthetic.address=\"zipf\"", "workload.synthetic.arrival=\"onoff\""],
+    ] {
+        let (a, kept, _) = overloaded_run(extra, true);
+        (joined, reinserted) = (joined + a.stalled_writes_joined.0, reinserted + a.stalled_writes_joined.1);
+        let (b, _, _) = overloaded_run(extra, false);
+        assert!(kept > 1000, "{extra:?}: {kept} writes kept aside");
+        assert_same_run(&a, &b, &format!("{extra:?}"));
+    }
+    assert!(joined > 100 && reinserted > 0, "{joined} kept-aside writes joined commands, {reinserted} re-queued behind a write that joined one");
+}
+
 /// With multi-die commands, kept-aside writes picked by a chip's leader selection that cannot
 /// all be shown to stall go back to the queue for real (`Simulator::stall_aside_leads`); doing
 /// that every time is the same run too.
@@ -216,12 +238,14 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     assert!(lazy(&["tsu.scheduler=\"slacker\""]));
     assert!(lazy(&["tsu.scheduler=\"frfcfs\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
     assert!(lazy(&["tsu.scheduler=\"o3\""]));
-    // Write grouping: under FCFS, FR-FCFS and O3, without multi-plane commands or relocation.
+    // Write grouping: under FCFS, FR-FCFS and O3, without relocation, and with multi-plane
+    // commands under FCFS only.
     assert!(lazy(&["ftl.write_grouping=\"pattern\"", "device.suspend.program=false"]));
     assert!(lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"frfcfs\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"slacker\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "ftl.allocation.scheme=\"dynamic\""]));
-    assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "device.advanced.multi_plane=\"same_page\""]));
+    assert!(lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "device.advanced.multi_plane=\"same_page\""]));
+    assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "tsu.scheduler=\"frfcfs\"", "device.advanced.multi_plane=\"same_page\""]));
     // Multi-die commands (as under `compat = "mqsim"`): under FCFS and O3, but not with
     // relocation or write grouping.
     let md = ["device.advanced.multi_die=true", "device.advanced.interleave=false", "device.suspend.program=false"];

@@ -31,6 +31,14 @@ impl Fcfs {
 }
 
 impl Fcfs {
+    /// Queue `id` at place `at` of its die's queue (kept-aside writes re-queued behind a write
+    /// that joined a multi-plane command from there, `sim::stall`).
+    pub fn insert_at(&mut self, at: usize, id: TxnId, txn: &Txn) {
+        self.per_die[txn.die as usize].insert(at, id);
+        self.per_chip[self.layout.chip_of_die(txn.die) as usize] += 1;
+        self.len += 1;
+    }
+
     /// `n` transactions left `die`'s queue.
     #[inline]
     fn taken(&mut self, die: u32, n: usize) {
