@@ -48,17 +48,19 @@
 //! goes in front of them, which are put back for real first (`disarm`). And a kept-aside write
 //! is not stalled yet where the allocator and GC look (`has_stalled`, `unheld_aside`).
 //!
-//! Write grouping (two streams of host writes, each with its own open block), under FCFS,
-//! FR-FCFS and O3 without relocation, and with multi-plane commands under FCFS only: a write
-//! of one stream may find a page where the
+//! Write grouping (two streams of host writes, each with its own open block), under FCFS and
+//! the schedulers that hold kept-aside writes (FR-FCFS, O3, Slacker), without relocation, and
+//! with multi-plane commands under FCFS only: a write of one stream may find a page where the
 //! last re-queued write, of the other, found none, and the last re-queued write may itself take
 //! a page. The room bound counts both streams' open blocks (`Ftl::host_room_bound_streams`),
 //! and resolving the kept-aside writes is what their tries would have done (`resolve_now`): those
 //! before the first whose stream can take a page stall, and from that one on they are
 //! re-queued as an erase re-queues, as many as can take a page plus one, the rest kept aside
 //! behind them again (`requeue_rest`). That needs no bound to be exact, only to be quick. Under
-//! FR-FCFS and O3 it is the same at the die's next choice, among the writes the scheduler says
-//! it would take (`resolve_aside_now`); not under Slacker, whose estimates would have to follow.
+//! the schedulers that hold them it is the same at the die's next choice, among the writes the
+//! scheduler says it would take (`resolve_aside_now`). Slacker's counts follow: the writes
+//! `drop_aside` forgets leave its host-write count as their tries would have, those re-queued
+//! enter it again with no slack (`enqueue_front`), as at an erase, and the rest are held.
 //! (With relocation its plane's GC would have to be asked first.) With multi-plane commands a
 //! write of another plane of the die can lead a command from ahead of a plane's re-queued
 //! writes (its own were re-queued after them), and its scan of the queue for companions can
@@ -188,7 +190,7 @@ impl LazyRequeue {
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && (!f.adv.multi_die || (held && !sim.cross_plane && sim.wear.grouping.is_none()))
             && (sim.wear.grouping.is_none()
-                || ((fcfs || matches!(sim.tsu.name(), "frfcfs" | "o3")) && !sim.cross_plane && (fcfs || f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off)))
+                || ((fcfs || held) && !sim.cross_plane && (fcfs || f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off)))
             && s.ftl.gc_policy == "greedy";
         if !on {
             return LazyRequeue::default();
@@ -327,9 +329,20 @@ impl Simulator {
     /// With write grouping: of the first `n` of the `aside` writes kept aside at the tail of
     /// `plane`'s stalled queue, the first whose stream can take a page now.
     fn first_writable_aside(&self, plane: u32, aside: usize, n: usize) -> Option<usize> {
+        use crate::ftl::{STREAM_DEFAULT, STREAM_HOT};
         let p = plane as usize;
+        // Which streams can take a page is asked once, not for every write (when neither can,
+        // as on an overloaded drive, nothing is looked at).
+        let (default, hot) = (self.ftl.host_may_take(plane, STREAM_DEFAULT), self.ftl.host_may_take(plane, STREAM_HOT));
+        if !default && !hot {
+            return None;
+        }
         let start = self.stalled[p].len() - aside;
-        self.stalled[p].range(start..start + n).position(|&w| self.ftl.host_may_take(plane, self.wear.write_stream(self.txns.get(w))))
+        self.stalled[p].range(start..start + n).position(|&w| match self.wear.write_stream(self.txns.get(w)) {
+            STREAM_DEFAULT => default,
+            STREAM_HOT => hot,
+            s => self.ftl.host_may_take(plane, s),
+        })
     }
 
     /// The lazy re-queue of an erase in `plane`: how many of its stalled writes go back to the

@@ -185,6 +185,9 @@ fn stalled_writes_kept_aside_by_reordering_schedulers_give_the_same_run() {
         &["tsu.scheduler=\"o3\"", "workload.synthetic.read_ratio=0.3", "device.suspend.program=true", "device.suspend.erase=true"],
         &["tsu.scheduler=\"o3\"", "workload.synthetic.read_ratio=0.5", "device.variation.enabled=true", "hil.scheduler=\"vios\"", "device.geometry.dies_per_chip=2"],
         &["tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "workload.synthetic.read_ratio=0.5"],
+        // Write grouping under Slacker: its host-write counts and slack follow the resolution.
+        &["seed=13028", "tsu.scheduler=\"slacker\"", "device.geometry.dies_per_chip=4", "device.geometry.planes_per_die=1", "device.suspend.program=true", "ftl.write_grouping=\"pgis\"", "ftl.pgis.decay_writes=1955", "ftl.pgis.threshold=2", "workload.synthetic.address=\"hotcold\"", "device.variation.enabled=true", "hil.scheduler=\"vios\""],
+        &["seed=13003", "tsu.scheduler=\"slacker\"", "device.geometry.planes_per_die=4", "device.suspend.program=true", "ftl.write_grouping=\"pattern\"", "ftl.pattern.mined_requests=129"],
         &["tsu.scheduler=\"frfcfs\"", "device.geometry.dies_per_chip=2", "device.advanced.interleave=false", "workload.synthetic.read_ratio=0.4"],
         &["tsu.scheduler=\"frfcfs\"", "tsu.frfcfs.write_queue=8", "workload.synthetic.read_ratio=0.6", "device.suspend.program=true", "device.suspend.erase=true", "tsu.suspend_for_reads=true"],
         &["tsu.scheduler=\"slacker\"", "device.suspend.program=true"],
@@ -238,11 +241,11 @@ fn write_bypassing_over_a_chip_re_queues_every_stalled_write() {
     assert!(lazy(&["tsu.scheduler=\"slacker\""]));
     assert!(lazy(&["tsu.scheduler=\"frfcfs\"", "device.advanced.interleave=false", "device.geometry.dies_per_chip=2"]));
     assert!(lazy(&["tsu.scheduler=\"o3\""]));
-    // Write grouping: under FCFS, FR-FCFS and O3, without relocation, and with multi-plane
-    // commands under FCFS only.
+    // Write grouping: under FCFS and the schedulers that hold kept-aside writes (FR-FCFS, O3,
+    // Slacker), without relocation, and with multi-plane commands under FCFS only.
     assert!(lazy(&["ftl.write_grouping=\"pattern\"", "device.suspend.program=false"]));
     assert!(lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"frfcfs\""]));
-    assert!(!lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"slacker\""]));
+    assert!(lazy(&["ftl.write_grouping=\"pattern\"", "tsu.scheduler=\"slacker\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "ftl.allocation.scheme=\"dynamic\""]));
     assert!(lazy(&["ftl.write_grouping=\"pgis\"", "device.suspend.program=false", "device.advanced.multi_plane=\"same_page\""]));
     assert!(!lazy(&["ftl.write_grouping=\"pgis\"", "tsu.scheduler=\"frfcfs\"", "device.advanced.multi_plane=\"same_page\""]));
