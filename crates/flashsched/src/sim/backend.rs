@@ -306,6 +306,7 @@ impl Simulator {
         // and those that join: (place among the picked, plane, index among its stalled writes).
         let asides = if class == NandOpKind::Program { self.requeue.aside_planes(die, l.plane, &self.layout) } else { 0 };
         let mut joining: Vec<(usize, u32, usize)> = Vec::new();
+        debug_assert!(self.requeue.reinsert.is_empty(), "re-queue places left from an earlier command");
         let mut reinsert = std::mem::take(&mut self.requeue.reinsert);
         {
             let (txns, ftl, adv, layout, wear, requeue, stalled) = (&self.txns.items, &self.ftl, self.flash.adv, self.layout, &self.wear, &self.requeue, &self.stalled);
@@ -354,7 +355,19 @@ impl Simulator {
             let w = self.requeue.aside_joined(plane, i, &mut self.stalled[plane as usize]);
             picked.insert(at, w);
         }
+        // The planes whose last re-queued write joined from the middle of the queue: their
+        // kept-aside writes go back there now, before anything of the command is placed (a
+        // program's speed may ask whether the chip has work queued, and they would be queued;
+        // and a command started from within the loop below must not see these places).
         self.requeue.reinsert = reinsert;
+        while let Some(&(plane, _)) = self.requeue.reinsert.first() {
+            let last = self.requeue.last_requeued(plane);
+            self.host_write_tried(plane, last, false);
+            if self.requeue.reinsert.first().is_some_and(|&(q, _)| q == plane) {
+                debug_assert!(false, "plane {plane}: its kept-aside writes were not re-queued");
+                self.requeue.reinsert.remove(0);
+            }
+        }
         debug_assert!(!none_pairs || picked.is_empty(), "die {die}: a write joined a command no plane could pair with");
         let mut joined = 0;
         for &c in &picked {
@@ -381,7 +394,6 @@ impl Simulator {
             self.flash.dies[die as usize].join(c);
             joined += 1;
         }
-        self.requeue.reinsert.clear();
         picked.clear();
         self.pick_scratch = picked;
         joined

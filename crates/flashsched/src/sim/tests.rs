@@ -287,7 +287,9 @@ fn read_modify_write_completes_under_the_request_admitting_device_queues() {
 /// `wl`, `idle`, `md`, `xp`, `grp` for wear leveling, the idle task, multi-die commands, dynamic
 /// allocation and read balance-oriented wear leveling, write grouping; CAMPAIGN_SCHED fixes the transaction
 /// scheduler; CAMPAIGN_SETS replaces the configuration), each run lazy and
-/// eager, compared as the tests above compare them. `cargo test -p flashsched --lib lazy_campaign
+/// eager, compared as the tests above compare them. CAMPAIGN_FEATS (comma-separated) adds
+/// features: wl (static wear leveling), idle (RR re-programs), md (multi-die commands), xp
+/// (relocating allocation, RBWL), grp (write grouping), wr (WR program speeds). `cargo test -p flashsched --lib lazy_campaign
 /// -- --ignored --nocapture` (without `--release`, to keep the debug assertions).
 #[test]
 #[ignore]
@@ -342,6 +344,10 @@ fn lazy_campaign() {
             sets.push(format!("ftl.pgis.threshold={}", r.random_range(1..4)));
             sets.push(format!("ftl.pattern.mined_requests={}", r.random_range(8..256)));
             sets.push(format!("workload.synthetic.address=\"{}\"", pick(&mut r, &["uniform", "zipf", "hotcold"])));
+        }
+        if feats.iter().any(|f| f == "wr") && r.random_bool(0.7) {
+            sets.push("ftl.program_speed=\"wr\"".into());
+            sets.push(format!("workload.synthetic.arrival=\"{}\"", pick(&mut r, &["poisson", "onoff"])));
         }
         if r.random_bool(0.2) { sets.push("device.variation.enabled=true".into()); sets.push("hil.scheduler=\"vios\"".into()); }
         if let Ok(v) = std::env::var("CAMPAIGN_SETS") {
