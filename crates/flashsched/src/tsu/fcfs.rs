@@ -114,3 +114,31 @@ impl TransactionScheduler for Fcfs {
         self.aside[die as usize] > 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Options, Settings};
+    use crate::sim::txn::TxnKind;
+
+    #[test]
+    fn held_writes_count_as_queued_and_come_next() {
+        // Under multi-die commands FCFS holds kept-aside writes (`sim::stall`): at the head of
+        // the die's queue, so its next transaction, and counted in every queue count.
+        let layout = Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry);
+        let mut f = Fcfs::new(layout);
+        let t = Txn::new(TxnKind::HostRead, 0, 0, 0, 0, 0, 4096, 0);
+        f.enqueue(7, &t);
+        assert!(!f.aside_next(0));
+        f.hold_aside(0, 2);
+        assert_eq!((f.queued_for_die(0), f.queued_on_chip(0), f.len()), (3, 3, 3));
+        assert!(f.aside_next(0) && !f.aside_next(1));
+        assert_eq!(f.drop_aside(0, 2), 2);
+        assert!(!f.aside_next(0));
+        assert_eq!((f.queued_for_die(0), f.queued_on_chip(0), f.len()), (1, 1, 1));
+        // A write re-queued behind one that joined a command from the middle of the queue.
+        f.enqueue(8, &t);
+        f.insert_at(1, 9, &t);
+        assert_eq!(std::iter::from_fn(|| f.next(0, &[])).collect::<Vec<_>>(), vec![7, 9, 8]);
+    }
+}

@@ -136,4 +136,27 @@ mod tests {
         assert_eq!(order, vec![4, 6, 3, 5, 2, 1]);
         assert_eq!(s.len(), 0);
     }
+
+    #[test]
+    fn held_writes_count_as_queued_and_come_next_unless_a_host_read_waits() {
+        // Kept-aside writes (`sim::stall`) held for die 0: counted in every queue count, and
+        // (multi-die commands) the die's next transaction while no host read waits for it.
+        let layout = Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry);
+        let mut s = O3::new(layout);
+        let t = |k| Txn::new(k, 0, 0, 0, 0, 0, 4096, 0);
+        s.enqueue(1, &t(TxnKind::HostWrite));
+        s.enqueue(2, &t(TxnKind::GcRead));
+        s.hold_aside(0, 3);
+        assert_eq!((s.queued_for_die(0), s.queued_on_chip(0), s.len()), (5, 5, 5));
+        assert!(s.aside_next(0) && !s.aside_next(1), "GC reads come after host writes; die 1 holds none");
+        s.enqueue(3, &t(TxnKind::HostRead));
+        assert!(!s.aside_next(0), "a host read goes first");
+        assert_eq!(s.next(0, &[]), Some(3));
+        assert!(s.aside_next(0));
+        assert_eq!(s.drop_aside(0, 2), 2, "with no host read waiting, its next choices take them");
+        assert!(s.aside_next(0), "one is still held");
+        s.drop_aside(0, 1);
+        assert!(!s.aside_next(0));
+        assert_eq!((s.queued_for_die(0), s.len()), (2, 2));
+    }
 }
