@@ -328,8 +328,9 @@ impl Simulator {
                     TxnKind::GcWrite => ftl.peek_in(x.plane, Writer::Gc, wear.write_stream(x)).filter(|_| ftl.still_current(x.lpn, x.ppn)),
                 };
                 let ok = page.is_some_and(|p| adv.plane_pair_ok(&layout, class, l.ppn, p));
+                let last = asides & bit != 0 && requeue.last_requeued(x.plane) == c;
                 if ok {
-                    if asides & bit != 0 && requeue.last_requeued(x.plane) == c {
+                    if last {
                         // The plane's last re-queued write joins from the middle of the queue:
                         // its kept-aside writes, right behind it, stay there.
                         reinsert.push((x.plane, at));
@@ -337,7 +338,7 @@ impl Simulator {
                     planes |= bit;
                     removed += 1;
                     taken += 1;
-                } else if asides & bit != 0 && requeue.last_requeued(x.plane) == c {
+                } else if last {
                     // Passed the plane's last re-queued write: its kept-aside writes are next.
                     let stream = |w: TxnId| wear.write_stream(&txns[w as usize]);
                     let fits = |s| ftl.peek_in(x.plane, Writer::Host, s).is_some_and(|p| adv.plane_pair_ok(&layout, class, l.ppn, p));

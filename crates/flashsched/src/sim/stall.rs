@@ -223,6 +223,22 @@ impl LazyRequeue {
     }
 }
 
+/// The first of the host writes of `q` at `range` whose stream `ok` accepts (its index in `q`).
+/// `ok` is asked once for each of the two streams host writes use, not for every write: when
+/// neither can take a page, as on an overloaded drive, no write is looked at.
+fn first_of_streams(q: &std::collections::VecDeque<TxnId>, range: std::ops::Range<usize>, ok: impl Fn(crate::ftl::Stream) -> bool, stream: impl Fn(TxnId) -> crate::ftl::Stream) -> Option<usize> {
+    use crate::ftl::{STREAM_DEFAULT, STREAM_HOT};
+    let (default, hot) = (ok(STREAM_DEFAULT), ok(STREAM_HOT));
+    if !default && !hot {
+        return None;
+    }
+    range.into_iter().find(|&i| match stream(q[i]) {
+        STREAM_DEFAULT => default,
+        STREAM_HOT => hot,
+        s => unreachable!("host writes use the default and hot streams, not {s}"),
+    })
+}
+
 impl LazyRequeue {
     /// Dies whose kept-aside writes are at the head of their writes (`armed`).
     #[inline]
@@ -249,14 +265,7 @@ impl LazyRequeue {
     /// index in the plane's stalled queue. (With one stream none could: the plane has no page.)
     pub(super) fn join_aside(&self, plane: u32, stalled: &std::collections::VecDeque<TxnId>, stream: impl Fn(TxnId) -> crate::ftl::Stream, fits: impl Fn(crate::ftl::Stream) -> bool) -> Option<usize> {
         let start = stalled.len() - self.aside[plane as usize] as usize;
-        let (default, hot) = (fits(crate::ftl::STREAM_DEFAULT), fits(crate::ftl::STREAM_HOT));
-        if !default && !hot {
-            return None;
-        }
-        (start..stalled.len()).find(|&i| {
-            let s = stream(stalled[i]);
-            if s == crate::ftl::STREAM_HOT { hot } else { s == crate::ftl::STREAM_DEFAULT && default }
-        })
+        first_of_streams(stalled, start..stalled.len(), fits, stream)
     }
 
     /// `join_aside`'s write at `index` of `plane`'s stalled queue joined a command: it is no
@@ -329,20 +338,10 @@ impl Simulator {
     /// With write grouping: of the first `n` of the `aside` writes kept aside at the tail of
     /// `plane`'s stalled queue, the first whose stream can take a page now.
     fn first_writable_aside(&self, plane: u32, aside: usize, n: usize) -> Option<usize> {
-        use crate::ftl::{STREAM_DEFAULT, STREAM_HOT};
-        let p = plane as usize;
-        // Which streams can take a page is asked once, not for every write (when neither can,
-        // as on an overloaded drive, nothing is looked at).
-        let (default, hot) = (self.ftl.host_may_take(plane, STREAM_DEFAULT), self.ftl.host_may_take(plane, STREAM_HOT));
-        if !default && !hot {
-            return None;
-        }
-        let start = self.stalled[p].len() - aside;
-        self.stalled[p].range(start..start + n).position(|&w| match self.wear.write_stream(self.txns.get(w)) {
-            STREAM_DEFAULT => default,
-            STREAM_HOT => hot,
-            s => self.ftl.host_may_take(plane, s),
-        })
+        let q = &self.stalled[plane as usize];
+        let start = q.len() - aside;
+        let found = first_of_streams(q, start..start + n, |s| self.ftl.host_may_take(plane, s), |w| self.wear.write_stream(self.txns.get(w)));
+        found.map(|i| i - start)
     }
 
     /// The lazy re-queue of an erase in `plane`: how many of its stalled writes go back to the
@@ -508,12 +507,20 @@ impl Simulator {
         if !self.requeue.held || self.requeue.armed[die as usize] == NONE {
             return;
         }
+        let (plane, aside, _) = self.unarm(die);
+        self.requeue.put_back += u64::from(aside);
+        self.put_back_aside(plane, aside);
+    }
+
+    /// `die`'s kept-aside writes leave the head of its writes: its plane is no longer armed and
+    /// its scheduler forgets them (`drop_aside`). Returns the plane, how many there were, and
+    /// how many of them the scheduler's next choices would take.
+    fn unarm(&mut self, die: u32) -> (u32, u32, u32) {
         let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
         self.requeue.armed_dies -= 1;
         let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
-        self.tsu.drop_aside(die, aside);
-        self.requeue.put_back += u64::from(aside);
-        self.put_back_aside(plane, aside);
+        let taken = self.tsu.drop_aside(die, aside);
+        (plane, aside, taken)
     }
 
     /// Whether `plane` has writes waiting for GC. Kept-aside writes do not count: they would
@@ -580,24 +587,18 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     pub(super) fn stall_aside_leads(&mut self, die: u32, other: Option<super::chip::Offer>) {
-        let plane = self.requeue.armed[die as usize];
-        let p = plane as usize;
-        let aside = self.requeue.aside[p];
         debug_assert!(other.is_none_or(|o| o.0 >= 1), "die {die}: a kept-aside write picked over a read");
+        let p = self.requeue.armed[die as usize] as usize;
         let all = match other {
             None => true,
             Some((rank, enqueued, ..)) => rank > 1 || self.requeue.latest[p] < enqueued,
         };
         #[cfg(test)]
         let all = all && !self.requeue.md_put_back;
-        self.requeue.armed[die as usize] = NONE;
-        self.requeue.armed_dies -= 1;
-        self.requeue.aside[p] = 0;
-        self.tsu.drop_aside(die, aside);
         if !all || self.ftl.planes[p].gc_victim == NONE {
-            self.requeue.put_back += u64::from(aside);
-            return self.put_back_aside(plane, aside);
+            return self.disarm(die);
         }
+        let (plane, aside, _) = self.unarm(die);
         self.counters.write_stalls += u64::from(aside);
         // What each stall asked of GC: the collection is under way, so only the plane's free
         // blocks are noted.
@@ -618,10 +619,7 @@ impl Simulator {
     #[cold]
     #[inline(never)]
     fn resolve_aside_now(&mut self, die: u32) {
-        let plane = std::mem::replace(&mut self.requeue.armed[die as usize], NONE);
-        self.requeue.armed_dies -= 1;
-        let aside = std::mem::take(&mut self.requeue.aside[plane as usize]);
-        let taken = self.tsu.drop_aside(die, aside);
+        let (plane, aside, taken) = self.unarm(die);
         // Under `cross_plane`, a taken write that stalls where GC collects nothing moves to
         // another plane: then they all go back to the queue, to be tried one by one.
         let taken = if self.requeue.cross_plane && self.ftl.planes[plane as usize].gc_victim == NONE { 0 } else { taken };

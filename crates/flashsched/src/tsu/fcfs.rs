@@ -20,13 +20,14 @@ pub struct Fcfs {
     len: usize,
     /// Per die: host writes held aside (`hold_aside`), at the head of its queue. Only with
     /// chip-level multi-die commands: otherwise the simulator resolves kept-aside writes at once
-    /// under FCFS (`sim::stall`).
+    /// under FCFS (`sim::stall`), and this stays empty, so that the die counts asked for every
+    /// transaction read nothing more.
     aside: Vec<u32>,
 }
 
 impl Fcfs {
     pub fn new(layout: Layout) -> Self {
-        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), per_chip: vec![0; layout.chips() as usize], layout, len: 0, aside: vec![0; layout.dies() as usize] }
+        Fcfs { per_die: (0..layout.dies()).map(|_| VecDeque::new()).collect(), per_chip: vec![0; layout.chips() as usize], layout, len: 0, aside: Vec::new() }
     }
 }
 
@@ -87,7 +88,7 @@ impl TransactionScheduler for Fcfs {
         self.taken(die, n);
     }
     fn queued_for_die(&self, die: u32) -> usize {
-        self.per_die[die as usize].len() + self.aside[die as usize] as usize
+        self.per_die[die as usize].len() + self.aside.get(die as usize).map_or(0, |&n| n as usize)
     }
     #[inline]
     fn queued_on_chip(&self, chip: u32) -> usize {
@@ -100,6 +101,9 @@ impl TransactionScheduler for Fcfs {
         true
     }
     fn hold_aside(&mut self, die: u32, n: u32) {
+        if self.aside.is_empty() {
+            self.aside = vec![0; self.layout.dies() as usize];
+        }
         self.aside[die as usize] += n;
         self.per_chip[self.layout.chip_of_die(die) as usize] += n;
         self.len += n as usize;
@@ -111,21 +115,20 @@ impl TransactionScheduler for Fcfs {
         n
     }
     fn aside_next(&self, die: u32) -> bool {
-        self.aside[die as usize] > 0
+        self.aside.get(die as usize).is_some_and(|&n| n > 0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Options, Settings};
     use crate::sim::txn::TxnKind;
 
     #[test]
     fn held_writes_count_as_queued_and_come_next() {
         // Under multi-die commands FCFS holds kept-aside writes (`sim::stall`): at the head of
         // the die's queue, so its next transaction, and counted in every queue count.
-        let layout = Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry);
+        let layout = crate::tsu::tiny_layout();
         let mut f = Fcfs::new(layout);
         let t = Txn::new(TxnKind::HostRead, 0, 0, 0, 0, 0, 4096, 0);
         f.enqueue(7, &t);

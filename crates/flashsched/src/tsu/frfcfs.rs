@@ -165,22 +165,17 @@ impl TransactionScheduler for FrFcfs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Options, Settings};
     use crate::sim::txn::TxnKind;
 
     fn txn(kind: TxnKind, die: u32) -> Txn {
         Txn::new(kind, 0, 0, 0, 0, die, 4096, 0)
     }
 
-    fn layout() -> Layout {
-        Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry)
-    }
-
     #[test]
     fn reads_first_until_the_write_queue_is_more_than_alpha_full() {
         // capacity 4, alpha 75%: 3 queued writes are exactly 75% full, not more: reads still go
         // first; a 4th write makes the queue more than 75% full and writes drain.
-        let mut s = FrFcfs::new(layout(), 75, 4);
+        let mut s = FrFcfs::new(crate::tsu::tiny_layout(), 75, 4);
         let w = txn(TxnKind::HostWrite, 0);
         let r = txn(TxnKind::HostRead, 0);
         s.enqueue(1, &w);
@@ -200,7 +195,7 @@ mod tests {
 
     #[test]
     fn a_die_only_takes_its_own_transactions() {
-        let mut s = FrFcfs::new(layout(), 75, 32);
+        let mut s = FrFcfs::new(crate::tsu::tiny_layout(), 75, 32);
         s.enqueue(1, &txn(TxnKind::HostRead, 1));
         s.enqueue(2, &txn(TxnKind::GcRead, 0));
         assert_eq!(s.next(0, &[]), Some(2));

@@ -168,3 +168,9 @@ fn take_matching<T: Copy>(q: &mut VecDeque<T>, id: impl Fn(T) -> Option<TxnId>, 
     }
     taken
 }
+
+/// The `tiny` preset's layout (2 channels of 2 chips of 1 die), for the schedulers' tests.
+#[cfg(test)]
+pub(crate) fn tiny_layout() -> Layout {
+    Layout::new(&crate::config::Settings::from_options(&crate::config::Options::from_preset("tiny").unwrap()).unwrap().geometry)
+}

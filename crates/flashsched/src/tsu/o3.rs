@@ -119,11 +119,10 @@ impl TransactionScheduler for O3 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Options, Settings};
 
     #[test]
     fn classes_in_priority_order_then_arrival() {
-        let layout = Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry);
+        let layout = crate::tsu::tiny_layout();
         let mut s = O3::new(layout);
         let t = |k| Txn::new(k, 0, 0, 0, 0, 0, 4096, 0);
         s.enqueue(1, &t(TxnKind::Erase));
@@ -141,7 +140,7 @@ mod tests {
     fn held_writes_count_as_queued_and_come_next_unless_a_host_read_waits() {
         // Kept-aside writes (`sim::stall`) held for die 0: counted in every queue count, and
         // (multi-die commands) the die's next transaction while no host read waits for it.
-        let layout = Layout::new(&Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap().geometry);
+        let layout = crate::tsu::tiny_layout();
         let mut s = O3::new(layout);
         let t = |k| Txn::new(k, 0, 0, 0, 0, 0, 4096, 0);
         s.enqueue(1, &t(TxnKind::HostWrite));
