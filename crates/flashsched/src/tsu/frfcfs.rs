@@ -8,6 +8,13 @@
 //! Parameters: `tsu.frfcfs.alpha` (percent, default 75) and `tsu.frfcfs.write_queue` (nominal
 //! write-queue capacity per chip, default 32). Slacker gives neither value [INFER]; the write queue
 //! is not a hard limit here (the host side is bounded by `host.queue_depth`).
+//!
+//! The chip's queues are kept as one queue per die: nothing here depends on the order of
+//! different dies' entries (a die takes the oldest of its own, a command gathers its own, the
+//! drain rule counts the chip's writes), so a die finds its oldest entry at the head of its
+//! queue instead of searching the chip's for it (on an overloaded drive a chip's queue holds
+//! thousands of entries of its other dies). Slacker with the chip as its unit walks the chip's
+//! queue across dies, and has it kept as one (`per_chip`).
 
 use std::collections::VecDeque;
 
@@ -17,11 +24,15 @@ use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId};
 
 pub struct FrFcfs {
-    /// Per chip, (transaction, die), oldest first. Slacker (`slacker.rs`) reorders them.
+    /// Per die (per chip with `per_chip`: `queue_of` says which), (transaction, die), oldest
+    /// first. Slacker (`slacker.rs`) reorders them.
     pub(super) reads: Vec<VecDeque<(TxnId, u32)>>,
     pub(super) writes: Vec<VecDeque<(TxnId, u32)>>,
     /// The chip of a die.
     pub(super) layout: Layout,
+    /// Queues per chip rather than per die (only with several dies a chip: with one they are
+    /// the same).
+    per_chip: bool,
     /// Writes go first when `100 * write-queue length > drain_above` (alpha% of the nominal
     /// capacity, kept times 100 so the comparison is exact).
     drain_above: u64,
@@ -31,27 +42,90 @@ pub struct FrFcfs {
     /// writes.
     aside_chip: Vec<u32>,
     aside_die: Vec<u32>,
+    /// Per chip, transactions queued (reads and writes) and writes queued: the chip's queue
+    /// lengths, kept as its dies' queues change (asked at every choice: the drain rule, and the
+    /// chip-state questions of VIOS, WR and the idle-time task).
+    chip_n: Vec<u32>,
+    chip_w: Vec<u32>,
 }
 
 impl FrFcfs {
     pub fn new(layout: Layout, alpha_percent: u32, write_queue: u32) -> Self {
         let chips = layout.chips() as usize;
+        let dies = layout.dies() as usize;
         FrFcfs {
-            reads: (0..chips).map(|_| VecDeque::new()).collect(),
-            writes: (0..chips).map(|_| VecDeque::new()).collect(),
+            reads: (0..dies).map(|_| VecDeque::new()).collect(),
+            writes: (0..dies).map(|_| VecDeque::new()).collect(),
             layout,
+            per_chip: false,
             drain_above: alpha_percent as u64 * write_queue as u64,
             len: 0,
             aside_chip: vec![0; chips],
             aside_die: vec![0; layout.dies() as usize],
+            chip_n: vec![0; chips],
+            chip_w: vec![0; chips],
         }
+    }
+
+    /// `n` transactions joined `die`'s read queue (`write` false) or write queue.
+    #[inline]
+    pub(super) fn added(&mut self, die: u32, write: bool, n: u32) {
+        let chip = self.layout.chip_of_die(die) as usize;
+        self.chip_n[chip] += n;
+        self.chip_w[chip] += u32::from(write) * n;
+    }
+
+    /// `n` transactions left `die`'s read queue (`write` false) or write queue.
+    #[inline]
+    pub(super) fn removed(&mut self, die: u32, write: bool, n: u32) {
+        let chip = self.layout.chip_of_die(die) as usize;
+        self.chip_n[chip] -= n;
+        self.chip_w[chip] -= u32::from(write) * n;
+    }
+
+    /// One queue a chip, its dies' entries in the order they were queued (or placed by Slacker):
+    /// for Slacker with the chip as its unit, whose walk passes the chip's entries by their
+    /// slack whatever their die. Before anything is queued.
+    pub(super) fn per_chip(mut self) -> Self {
+        assert_eq!(self.len, 0, "queues regrouped with transactions in them");
+        if self.layout.dies_per_chip > 1 {
+            let chips = self.layout.chips() as usize;
+            self.reads = (0..chips).map(|_| VecDeque::new()).collect();
+            self.writes = (0..chips).map(|_| VecDeque::new()).collect();
+            self.per_chip = true;
+        }
+        self
+    }
+
+    /// The queue (read and write) holding `die`'s entries.
+    #[inline]
+    pub(super) fn queue_of(&self, die: u32) -> usize {
+        if self.per_chip { self.layout.chip_of_die(die) as usize } else { die as usize }
+    }
+
+    /// The queues holding `chip`'s entries.
+    #[inline]
+    fn queues_of_chip(&self, chip: usize) -> std::ops::Range<usize> {
+        if self.per_chip {
+            chip..chip + 1
+        } else {
+            let dpc = self.layout.dies_per_chip as usize;
+            chip * dpc..(chip + 1) * dpc
+        }
+    }
+
+    /// Writes queued on `chip` (its dies' write queues).
+    #[inline]
+    fn chip_writes(&self, chip: usize) -> usize {
+        debug_assert_eq!(self.chip_w[chip] as usize, self.writes[self.queues_of_chip(chip)].iter().map(VecDeque::len).sum::<usize>(), "chip {chip}'s write count drifted");
+        self.chip_w[chip] as usize
     }
 
     /// Whether `next` drains the chip's writes first: its write queue, the writes held aside
     /// included, is more than alpha% full.
     #[inline]
     fn drains(&self, chip: usize) -> bool {
-        (self.writes[chip].len() as u64 + u64::from(self.aside_chip[chip])) * 100 > self.drain_above
+        (self.chip_writes(chip) as u64 + u64::from(self.aside_chip[chip])) * 100 > self.drain_above
     }
 
     /// Host writes held aside (`TransactionScheduler::hold_aside`) for `die`, or for its whole
@@ -62,17 +136,18 @@ impl FrFcfs {
     }
 
     fn queue(&mut self, txn: &Txn) -> &mut VecDeque<(TxnId, u32)> {
-        let chip = self.layout.chip_of_die(txn.die) as usize;
+        let q = self.queue_of(txn.die);
         if txn.kind.is_read() {
-            &mut self.reads[chip]
+            &mut self.reads[q]
         } else {
-            &mut self.writes[chip]
+            &mut self.writes[q]
         }
     }
 
     /// Remove and return the oldest transaction of `q` for `die`.
     pub(super) fn first_for(q: &mut VecDeque<(TxnId, u32)>, die: u32) -> Option<TxnId> {
-        // Most often the head (a chip's queue holds few dies' work): no general removal then.
+        // The head, always with a queue per die, and most often with one per chip: no general
+        // removal then.
         if q.front().is_some_and(|&(_, d)| d == die) {
             return q.pop_front().map(|(t, _)| t);
         }
@@ -89,57 +164,72 @@ impl TransactionScheduler for FrFcfs {
         let die = txn.die;
         self.queue(txn).push_back((id, die));
         self.len += 1;
+        self.added(die, !txn.kind.is_read(), 1);
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
         let die = txn.die;
         self.queue(txn).push_front((id, die));
         self.len += 1;
+        self.added(die, !txn.kind.is_read(), 1);
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let chip = self.layout.chip_of_die(die) as usize;
-        let t = if self.drains(chip) {
-            Self::first_for(&mut self.writes[chip], die).or_else(|| Self::first_for(&mut self.reads[chip], die))
+        let q = if self.per_chip { chip } else { die as usize };
+        let drains = self.drains(chip);
+        let (first, then) = if drains { (&mut self.writes, &mut self.reads) } else { (&mut self.reads, &mut self.writes) };
+        // (transaction, from the write queue); a die's own queue holds only its entries.
+        let (t, write) = if self.per_chip {
+            match Self::first_for(&mut first[q], die) {
+                Some(t) => (t, drains),
+                None => (Self::first_for(&mut then[q], die)?, !drains),
+            }
         } else {
-            Self::first_for(&mut self.reads[chip], die).or_else(|| Self::first_for(&mut self.writes[chip], die))
+            match first[q].pop_front() {
+                Some((t, _)) => (t, drains),
+                None => (then[q].pop_front()?.0, !drains),
+            }
         };
-        if t.is_some() {
-            self.len -= 1;
-        }
-        t
+        self.len -= 1;
+        self.chip_n[chip] -= 1;
+        self.chip_w[chip] -= u32::from(write);
+        Some(t)
     }
     fn next_read(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
-        let chip = self.layout.chip_of_die(die) as usize;
-        let t = Self::first_for(&mut self.reads[chip], die);
+        let q = self.queue_of(die);
+        let t = Self::first_for(&mut self.reads[q], die);
         if t.is_some() {
             self.len -= 1;
+            self.removed(die, false, 1);
         }
         t
     }
     fn take_companions(&mut self, die: u32, class: NandOpKind, max: usize, fits: &mut dyn FnMut(TxnId) -> bool, out: &mut Vec<TxnId>) {
-        let chip = self.layout.chip_of_die(die) as usize;
+        let q = self.queue_of(die);
         let mine = |(t, d): (TxnId, u32)| (d == die).then_some(t);
         let mut room = max;
         // Reads are in the read queue; programs and erases in the write queue.
-        if class == NandOpKind::Read {
-            self.len -= super::take_matching(&mut self.reads[chip], mine, &mut room, fits, out);
-        } else {
-            self.len -= super::take_matching(&mut self.writes[chip], mine, &mut room, fits, out);
-        }
+        let write = class != NandOpKind::Read;
+        let queue = if write { &mut self.writes[q] } else { &mut self.reads[q] };
+        let taken = super::take_matching(queue, mine, &mut room, fits, out);
+        self.len -= taken;
+        self.removed(die, write, taken as u32);
     }
     fn queued_for_die(&self, die: u32) -> usize {
-        let chip = self.layout.chip_of_die(die) as usize;
-        let (reads, writes) = (&self.reads[chip], &self.writes[chip]);
+        let q = self.queue_of(die);
+        let (reads, writes) = (&self.reads[q], &self.writes[q]);
         let aside = self.aside_die[die as usize] as usize;
-        // Asked for every host write by a load-weighing allocator: with one die a chip, the
-        // chip's queues are the die's, and on an overloaded drive they hold thousands.
-        if self.layout.dies_per_chip == 1 {
+        // Asked for every host write by a load-weighing allocator: the die's own queues are
+        // counted, not searched (on an overloaded drive they hold thousands).
+        if !self.per_chip {
             debug_assert!(reads.iter().chain(writes).all(|&(_, d)| d == die));
             return reads.len() + writes.len() + aside;
         }
         reads.iter().chain(writes).filter(|&&(_, d)| d == die).count() + aside
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
-        self.reads[chip as usize].len() + self.writes[chip as usize].len() + self.aside_chip[chip as usize] as usize
+        let c = chip as usize;
+        debug_assert_eq!(self.chip_n[c] as usize, self.queues_of_chip(c).map(|q| self.reads[q].len() + self.writes[q].len()).sum::<usize>(), "chip {chip}'s count drifted");
+        self.chip_n[c] as usize + self.aside_chip[c] as usize
     }
     fn len(&self) -> usize {
         self.len
@@ -158,11 +248,11 @@ impl TransactionScheduler for FrFcfs {
         // `next(die)` takes the oldest write of the die, which is the first of these, while the
         // chip drains its writes, and also after that while no read waits for the die: each one
         // it takes shortens the write queue by one.
-        let writes = self.writes[chip].len() as u64 + u64::from(self.aside_chip[chip]);
+        let writes = self.chip_writes(chip) as u64 + u64::from(self.aside_chip[chip]);
         self.aside_chip[chip] -= n;
         self.aside_die[die as usize] -= n;
         self.len -= n as usize;
-        if !self.reads[chip].iter().any(|&(_, d)| d == die) {
+        if !self.reads[self.queue_of(die)].iter().any(|&(_, d)| d == die) {
             return n;
         }
         // Draining while `w * 100 > drain_above`, i.e. while w > floor(drain_above / 100).
@@ -219,6 +309,53 @@ mod tests {
             let want = |d: u32| dies.iter().filter(|&&x| x == d).count() - usize::from(d == 0) + if d == 3 { 2 } else { 0 };
             for d in 0..4 {
                 assert_eq!(s.queued_for_die(d), want(d), "die {d}, {dies_per_chip} dies a chip");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A queue per die gives what one queue per chip gives (nothing FR-FCFS decides looks
+        /// at the order of different dies' entries): the same transactions taken, in the same
+        /// order, and the same counts, through every way entries enter and leave, on chips of
+        /// two and four dies, with writes held aside.
+        #[test]
+        fn queues_per_die_take_what_one_queue_per_chip_takes(dies_per_chip in proptest::sample::select(vec![2u32, 4]),
+                ops in proptest::collection::vec((0u8..8, 0u32..8, 0u8..4), 1..300)) {
+            let mut g = crate::config::Settings::from_options(&crate::config::Options::from_preset("tiny").unwrap()).unwrap().geometry;
+            g.dies_per_chip = dies_per_chip;
+            let layout = Layout::new(&g);
+            let (mut per_die, mut per_chip) = (FrFcfs::new(layout, 75, 4), FrFcfs::new(layout, 75, 4).per_chip());
+            let kinds = [TxnKind::HostRead, TxnKind::HostWrite, TxnKind::GcRead, TxnKind::Erase];
+            for (i, &(op, die, k)) in ops.iter().enumerate() {
+                let t = txn(kinds[k as usize], die);
+                let mut step = |s: &mut FrFcfs| -> Vec<TxnId> {
+                    match op {
+                        0 | 1 => { s.enqueue(i as TxnId, &t); vec![] }
+                        2 => { s.enqueue_front(i as TxnId, &t); vec![] }
+                        3 => s.next(die, &[]).into_iter().collect(),
+                        4 => s.next_read(die, &[]).into_iter().collect(),
+                        5 => {
+                            let mut out = Vec::new();
+                            let class = if k % 2 == 0 { NandOpKind::Read } else { NandOpKind::Program };
+                            s.take_companions(die, class, 2, &mut |c| c % 3 != 0, &mut out);
+                            out
+                        }
+                        6 => { s.hold_aside(die, 1 + u32::from(k)); vec![] }
+                        _ => {
+                            let held = s.aside_die[die as usize];
+                            vec![s.drop_aside(die, held.min(u32::from(k)))]
+                        }
+                    }
+                };
+                proptest::prop_assert_eq!(step(&mut per_die), step(&mut per_chip), "op {} at step {}", op, i);
+                for d in 0..layout.dies() {
+                    proptest::prop_assert_eq!(per_die.queued_for_die(d), per_chip.queued_for_die(d));
+                }
+                for c in 0..layout.chips() {
+                    proptest::prop_assert_eq!(per_die.queued_on_chip(c), per_chip.queued_on_chip(c));
+                    proptest::prop_assert_eq!(per_die.drains(c as usize), per_chip.drains(c as usize));
+                }
+                proptest::prop_assert_eq!(per_die.len(), per_chip.len());
             }
         }
     }

@@ -190,10 +190,14 @@ pub struct Slacker {
 
 impl Slacker {
     pub fn new(s: &Settings, layout: Layout, base: FrFcfs, mech: Mechanisms) -> Self {
+        let est = Estimator::new(s, layout);
+        // With the chip as the unit, the bypass walk passes entries of all its dies in the
+        // chip's order: one queue a chip.
+        let base = if est.unit_is_die() { base } else { base.per_chip() };
         Slacker {
             mech,
             base,
-            est: Estimator::new(s, layout),
+            est,
             resume_ns: s.resolved.ns("device.suspend.resume"),
             subs: Vec::new(),
             tracks: Tracks::default(),
@@ -232,14 +236,14 @@ impl Slacker {
     fn enqueue_host(&mut self, id: TxnId, txn: &Txn) {
         let now = txn.enqueued;
         let die = txn.die;
-        let chip = self.base.layout.chip_of_die(die) as usize;
         let unit = self.est.unit(die);
         let read = txn.kind.is_read();
         let bypass = if read { self.mech.rbyp } else { self.mech.wbyp };
         let svc = self.est.lat.service(txn.kind);
         // Reset this id's record first: `slack()` of the entries passed must not see a stale one.
         *self.sub(id) = Sub { slack: 0, est_done: 0, queued: now, host: true, write: !read };
-        let q = if read { &mut self.base.reads[chip] } else { &mut self.base.writes[chip] };
+        let qi = self.base.queue_of(die);
+        let q = if read { &mut self.base.reads[qi] } else { &mut self.base.writes[qi] };
         let mut pos = q.len();
         let mut passed = 0u64;
         if bypass {
@@ -263,6 +267,7 @@ impl Slacker {
             }
         }
         q.insert(pos, (id, die));
+        self.base.added(die, !read, 1);
         // The host transactions ahead of it on its unit (queued GC work is eq. 5's expectation):
         // all of the unit's queued ones but those it passed (host ones: GC entries have no slack,
         // so the walk stops at them). No walk of the queue.
@@ -278,11 +283,11 @@ impl Slacker {
             // Writes held aside are ahead of every write of their unit (nothing passes them).
             let aside = self.base.aside_of(die, !self.est.unit_is_die());
             let walk = if read {
-                Ahead { reads: self.base.reads[chip].iter().take(pos).filter(|e| same(e)).count() as u32, writes: 0 }
+                Ahead { reads: self.base.reads[qi].iter().take(pos).filter(|e| same(e)).count() as u32, writes: 0 }
             } else {
                 Ahead {
-                    reads: self.base.reads[chip].iter().filter(|e| same(e)).count() as u32,
-                    writes: self.base.writes[chip].iter().take(pos).filter(|e| same(e)).count() as u32 + aside,
+                    reads: self.base.reads[qi].iter().filter(|e| same(e)).count() as u32,
+                    writes: self.base.writes[qi].iter().take(pos).filter(|e| same(e)).count() as u32 + aside,
                 }
             };
             debug_assert_eq!((ahead.reads, ahead.writes), (walk.reads, walk.writes), "host counts of unit {unit} drifted");
@@ -375,9 +380,9 @@ impl TransactionScheduler for Slacker {
             let (run, _) = &self.paused[die as usize];
             !run.is_empty() && run.iter().all(|&w| self.slack(w) >= need)
         };
-        let chip = self.base.layout.chip_of_die(die) as usize;
+        let qi = self.base.queue_of(die);
         let pick = if covered {
-            self.base.reads[chip].iter().position(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead)
+            self.base.reads[qi].iter().position(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead)
         } else {
             None
         };
@@ -385,8 +390,9 @@ impl TransactionScheduler for Slacker {
             // Nothing to serve within the slack: the program resumes (`pause_over` follows).
             return None;
         };
-        let (r, _) = self.base.reads[chip].remove(i).expect("picked");
+        let (r, _) = self.base.reads[qi].remove(i).expect("picked");
         self.base.len -= 1;
+        self.base.removed(die, false, 1);
         self.left(die, r);
         let (run, resumed) = &mut self.paused[die as usize];
         *resumed = true;
@@ -512,8 +518,8 @@ impl TransactionScheduler for Slacker {
         }
         if reader.is_none() {
             // At a pause point with no new arrival: only if a host read is waiting for the die.
-            let chip = self.base.layout.chip_of_die(die) as usize;
-            if !self.base.reads[chip].iter().any(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead) {
+            let qi = self.base.queue_of(die);
+            if !self.base.reads[qi].iter().any(|&(t, d)| d == die && txns[t as usize].kind == TxnKind::HostRead) {
                 return false;
             }
         }
@@ -665,7 +671,9 @@ mod tests {
         s.subs[0].slack = 2 * rd;
         s.enqueue(1, &txns[1]);
         s.enqueue(2, &txns[2]);
-        assert_eq!(s.base.reads[0].iter().map(|e| e.0).collect::<Vec<_>>(), vec![2, 0, 1]);
+        // Each die's queue: C then X for die 1, A for die 0.
+        assert_eq!(s.base.reads[1].iter().map(|e| e.0).collect::<Vec<_>>(), vec![2, 0]);
+        assert_eq!(s.base.reads[0].iter().map(|e| e.0).collect::<Vec<_>>(), vec![1]);
         assert_eq!((s.slack(0), s.slack(1)), (rd, 0));
         assert_eq!(s.n.reads_passed, 1, "only the same die's entry counts as passed");
         // Without interleaving the chip is the unit: A passes X too (X's slack pays for both),
@@ -675,6 +683,7 @@ mod tests {
         s.subs[0].slack = 2 * rd;
         s.enqueue(1, &txns[1]);
         s.enqueue(2, &txns[2]);
+        // One queue for the chip: A, C, X.
         assert_eq!(s.base.reads[0].iter().map(|e| e.0).collect::<Vec<_>>(), vec![1, 2, 0]);
         assert_eq!(s.slack(0), 0);
     }
