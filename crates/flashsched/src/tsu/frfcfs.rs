@@ -328,7 +328,7 @@ mod tests {
             let kinds = [TxnKind::HostRead, TxnKind::HostWrite, TxnKind::GcRead, TxnKind::Erase];
             for (i, &(op, die, k)) in ops.iter().enumerate() {
                 let t = txn(kinds[k as usize], die);
-                let mut step = |s: &mut FrFcfs| -> Vec<TxnId> {
+                let step = |s: &mut FrFcfs| -> Vec<TxnId> {
                     match op {
                         0 | 1 => { s.enqueue(i as TxnId, &t); vec![] }
                         2 => { s.enqueue_front(i as TxnId, &t); vec![] }
