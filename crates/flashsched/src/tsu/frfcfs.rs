@@ -174,6 +174,7 @@ impl TransactionScheduler for FrFcfs {
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let chip = self.layout.chip_of_die(die) as usize;
+        // `queue_of(die)`, with the chip already at hand.
         let q = if self.per_chip { chip } else { die as usize };
         let drains = self.drains(chip);
         let (first, then) = if drains { (&mut self.writes, &mut self.reads) } else { (&mut self.reads, &mut self.writes) };
@@ -184,10 +185,12 @@ impl TransactionScheduler for FrFcfs {
                 None => (Self::first_for(&mut then[q], die)?, !drains),
             }
         } else {
-            match first[q].pop_front() {
-                Some((t, _)) => (t, drains),
-                None => (then[q].pop_front()?.0, !drains),
-            }
+            let (t, write) = match first[q].pop_front() {
+                Some(e) => (e, drains),
+                None => (then[q].pop_front()?, !drains),
+            };
+            debug_assert_eq!(t.1, die, "an entry of die {} in die {die}'s queue", t.1);
+            (t.0, write)
         };
         self.len -= 1;
         self.chip_n[chip] -= 1;
@@ -320,13 +323,14 @@ mod tests {
         /// two and four dies, with writes held aside.
         #[test]
         fn queues_per_die_take_what_one_queue_per_chip_takes(dies_per_chip in proptest::sample::select(vec![2u32, 4]),
-                ops in proptest::collection::vec((0u8..8, 0u32..8, 0u8..4), 1..300)) {
+                ops in proptest::collection::vec((0u8..8, 0u32..64, 0u8..4), 1..300)) {
             let mut g = crate::config::Settings::from_options(&crate::config::Options::from_preset("tiny").unwrap()).unwrap().geometry;
             g.dies_per_chip = dies_per_chip;
             let layout = Layout::new(&g);
             let (mut per_die, mut per_chip) = (FrFcfs::new(layout, 75, 4), FrFcfs::new(layout, 75, 4).per_chip());
             let kinds = [TxnKind::HostRead, TxnKind::HostWrite, TxnKind::GcRead, TxnKind::Erase];
-            for (i, &(op, die, k)) in ops.iter().enumerate() {
+            for (i, &(op, d, k)) in ops.iter().enumerate() {
+                let die = d % layout.dies();
                 let t = txn(kinds[k as usize], die);
                 let step = |s: &mut FrFcfs| -> Vec<TxnId> {
                     match op {
@@ -335,9 +339,11 @@ mod tests {
                         3 => s.next(die, &[]).into_iter().collect(),
                         4 => s.next_read(die, &[]).into_iter().collect(),
                         5 => {
-                            let mut out = Vec::new();
+                            // What was taken, then every transaction the scan asked about.
+                            let (mut out, mut asked) = (Vec::new(), Vec::new());
                             let class = if k % 2 == 0 { NandOpKind::Read } else { NandOpKind::Program };
-                            s.take_companions(die, class, 2, &mut |c| c % 3 != 0, &mut out);
+                            s.take_companions(die, class, 2, &mut |c| { asked.push(c); c % 3 != 0 }, &mut out);
+                            out.extend(asked);
                             out
                         }
                         6 => { s.hold_aside(die, 1 + u32::from(k)); vec![] }

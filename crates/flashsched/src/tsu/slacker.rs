@@ -606,6 +606,81 @@ mod tests {
         std::iter::from_fn(|| s.next(die, txns)).collect()
     }
 
+    proptest::proptest! {
+        /// With the die as its unit, Slacker on FR-FCFS's queues per die does what it does on
+        /// one queue per chip (kept for the chip as unit): the same transactions taken in the
+        /// same order, the same slack left to each, the same pauses and counts, through random
+        /// sequences of host and GC transactions queued, requests completed in the queue,
+        /// dies taking work, reads served during pauses and multi-plane commands, on chips of
+        /// two and four dies.
+        #[test]
+        fn slacker_on_queues_per_die_does_what_it_does_on_one_queue_per_chip(
+                dies_per_chip in proptest::sample::select(vec![2u32, 4]),
+                name in proptest::sample::select(vec!["slacker", "rbyp", "wbyp", "rbyp+wp", "frfcfs+est"]),
+                ops in proptest::collection::vec((0u8..9, 0u32..64, 0u8..4, 0u32..6), 1..250)) {
+            let mut o = Options::from_preset("tiny").unwrap();
+            o.set(&format!("device.geometry.dies_per_chip={dies_per_chip}")).unwrap();
+            o.set("device.geometry.blocks_per_plane=32").unwrap();
+            o.set("device.suspend.program=true").unwrap();
+            o.set("device.suspend.resume=0ns").unwrap();
+            let st = Settings::from_options(&o).unwrap();
+            let layout = Layout::new(&st.geometry);
+            let mech = Mechanisms::named(name);
+            let mut per_die = Slacker::new(&st, layout, FrFcfs::new(layout, 75, 8), mech);
+            let mut per_chip = Slacker::new(&st, layout, FrFcfs::new(layout, 75, 8).per_chip(), mech);
+            proptest::prop_assert!(per_die.est.unit_is_die());
+            let kinds = [TxnKind::HostRead, TxnKind::HostWrite, TxnKind::GcRead, TxnKind::GcWrite];
+            // Transaction i is made by step i (those not queued are never asked about).
+            let txns: Vec<Txn> = ops.iter().enumerate().map(|(i, &(_, d, k, req))| {
+                let mut t = Txn::new(kinds[k as usize], req, 0, 0, 0, d % layout.dies(), 4096, i as Time * 1000);
+                t.enqueued = i as Time * 1000;
+                t
+            }).collect();
+            let mut queued = vec![false; txns.len()];
+            for (i, &(op, d, k, req)) in ops.iter().enumerate() {
+                let die = d % layout.dies();
+                let step = |s: &mut Slacker| -> Vec<u64> {
+                    match op {
+                        0..=2 => { s.enqueue(i as TxnId, &txns[i]); vec![] }
+                        3 => { s.request_queued(req, i as Time * 1000); vec![] }
+                        4 => s.next(die, &txns).map(u64::from).into_iter().collect(),
+                        5 => s.next_read(die, &txns).map(u64::from).into_iter().collect(),
+                        6 => {
+                            let (mut out, mut asked) = (Vec::new(), Vec::new());
+                            let class = if k % 2 == 0 { NandOpKind::Read } else { NandOpKind::Program };
+                            s.take_companions(die, class, 2, &mut |c| { asked.push(c); c % 3 != 0 }, &mut out);
+                            out.iter().chain(&asked).map(|&c| u64::from(c)).collect()
+                        }
+                        7 => {
+                            // A program of the die's oldest queued host write pauses for reads?
+                            let w = (0..i).rev().find(|&j| queued[j] && txns[j].die == die && txns[j].kind == TxnKind::HostWrite);
+                            match w {
+                                Some(w) => vec![u64::from(s.may_pause(die, &[w as TxnId], None, &txns))],
+                                None => vec![],
+                            }
+                        }
+                        _ => { s.pause_over(die); vec![] }
+                    }
+                };
+                let (a, b) = (step(&mut per_die), step(&mut per_chip));
+                proptest::prop_assert_eq!(&a, &b, "op {} at step {}", op, i);
+                if op <= 2 {
+                    queued[i] = true;
+                }
+                for t in 0..=i as TxnId {
+                    proptest::prop_assert_eq!(per_die.slack(t), per_chip.slack(t), "slack of {} at step {}", t, i);
+                }
+                for dd in 0..layout.dies() {
+                    proptest::prop_assert_eq!(per_die.queued_for_die(dd), per_chip.queued_for_die(dd));
+                }
+                for c in 0..layout.chips() {
+                    proptest::prop_assert_eq!(per_die.queued_on_chip(c), per_chip.queued_on_chip(c));
+                }
+                proptest::prop_assert_eq!(format!("{:?}", per_die.n), format!("{:?}", per_chip.n));
+            }
+        }
+    }
+
     #[test]
     fn a_read_passes_entries_whose_slack_covers_it_and_they_lose_that_much() {
         // Die 0 (chip 0); request 1: sub-requests 3 (die 0) and 4 (die 2, behind 3 reads of
