@@ -69,7 +69,6 @@
 //! it would have from the queue (`join_aside`); and when it takes the last re-queued write
 //! from the middle of the queue, the kept-aside writes are re-queued where it was, not at the
 //! head (`reinsert`, several planes' in one command).
-
 //!
 //! Chip-level multi-die commands (`device.advanced.multi_die`, as under `compat = "mqsim"`),
 //! under FCFS and O3, without relocation or write grouping. The chip, not the die, chooses: it

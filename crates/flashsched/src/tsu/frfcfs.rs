@@ -36,7 +36,7 @@ pub struct FrFcfs {
     /// Writes go first when `100 * write-queue length > drain_above` (alpha% of the nominal
     /// capacity, kept times 100 so the comparison is exact).
     drain_above: u64,
-    pub(super) len: usize,
+    len: usize,
     /// Host writes held aside (`hold_aside`), per chip and per die: counted in the write queue's
     /// length, in `len` and in the queue counts as if they were queued at the head of their die's
     /// writes.
@@ -61,26 +61,33 @@ impl FrFcfs {
             drain_above: alpha_percent as u64 * write_queue as u64,
             len: 0,
             aside_chip: vec![0; chips],
-            aside_die: vec![0; layout.dies() as usize],
+            aside_die: vec![0; dies],
             chip_n: vec![0; chips],
             chip_w: vec![0; chips],
         }
     }
 
-    /// `n` transactions joined `die`'s read queue (`write` false) or write queue.
+    /// `n` transactions joined `die`'s read queue (`write` false) or write queue: the counts.
     #[inline]
     pub(super) fn added(&mut self, die: u32, write: bool, n: u32) {
         let chip = self.layout.chip_of_die(die) as usize;
+        self.len += n as usize;
         self.chip_n[chip] += n;
         self.chip_w[chip] += u32::from(write) * n;
+    }
+
+    /// `n` transactions left a read queue (`write` false) or write queue of `chip`.
+    #[inline]
+    fn left_chip(&mut self, chip: usize, write: bool, n: u32) {
+        self.len -= n as usize;
+        self.chip_n[chip] -= n;
+        self.chip_w[chip] -= u32::from(write) * n;
     }
 
     /// `n` transactions left `die`'s read queue (`write` false) or write queue.
     #[inline]
     pub(super) fn removed(&mut self, die: u32, write: bool, n: u32) {
-        let chip = self.layout.chip_of_die(die) as usize;
-        self.chip_n[chip] -= n;
-        self.chip_w[chip] -= u32::from(write) * n;
+        self.left_chip(self.layout.chip_of_die(die) as usize, write, n);
     }
 
     /// One queue a chip, its dies' entries in the order they were queued (or placed by Slacker):
@@ -163,13 +170,11 @@ impl TransactionScheduler for FrFcfs {
     fn enqueue(&mut self, id: TxnId, txn: &Txn) {
         let die = txn.die;
         self.queue(txn).push_back((id, die));
-        self.len += 1;
         self.added(die, !txn.kind.is_read(), 1);
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
         let die = txn.die;
         self.queue(txn).push_front((id, die));
-        self.len += 1;
         self.added(die, !txn.kind.is_read(), 1);
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
@@ -192,16 +197,13 @@ impl TransactionScheduler for FrFcfs {
             debug_assert_eq!(t.1, die, "an entry of die {} in die {die}'s queue", t.1);
             (t.0, write)
         };
-        self.len -= 1;
-        self.chip_n[chip] -= 1;
-        self.chip_w[chip] -= u32::from(write);
+        self.left_chip(chip, write, 1);
         Some(t)
     }
     fn next_read(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let q = self.queue_of(die);
         let t = Self::first_for(&mut self.reads[q], die);
         if t.is_some() {
-            self.len -= 1;
             self.removed(die, false, 1);
         }
         t
@@ -214,7 +216,6 @@ impl TransactionScheduler for FrFcfs {
         let write = class != NandOpKind::Read;
         let queue = if write { &mut self.writes[q] } else { &mut self.reads[q] };
         let taken = super::take_matching(queue, mine, &mut room, fits, out);
-        self.len -= taken;
         self.removed(die, write, taken as u32);
     }
     fn queued_for_die(&self, die: u32) -> usize {

@@ -344,7 +344,6 @@ impl TransactionScheduler for Slacker {
         self.est.queued(txn.die);
         if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
             self.enqueue_host(id, txn);
-            self.base.len += 1;
         } else {
             *self.sub(id) = Sub::default();
             self.base.enqueue(id, txn);
@@ -391,7 +390,6 @@ impl TransactionScheduler for Slacker {
             return None;
         };
         let (r, _) = self.base.reads[qi].remove(i).expect("picked");
-        self.base.len -= 1;
         self.base.removed(die, false, 1);
         self.left(die, r);
         let (run, resumed) = &mut self.paused[die as usize];
