@@ -283,14 +283,13 @@ fn read_modify_write_completes_under_the_request_admitting_device_queues() {
 }
 
 /// Not a test but a tool, run by hand when the lazy re-queue is extended to more features: random
-/// overloaded configurations (seeds CAMPAIGN_START.., CAMPAIGN_N of them; CAMPAIGN_FEATS adds
-/// `wl`, `idle`, `md`, `xp`, `grp` for wear leveling, the idle task, multi-die commands, dynamic
-/// allocation and read balance-oriented wear leveling, write grouping; CAMPAIGN_SCHED fixes the transaction
-/// scheduler; CAMPAIGN_SETS replaces the configuration), each run lazy and
-/// eager, compared as the tests above compare them. CAMPAIGN_FEATS (comma-separated) adds
-/// features: wl (static wear leveling), idle (RR re-programs), md (multi-die commands), xp
-/// (relocating allocation, RBWL), grp (write grouping), wr (WR program speeds). `cargo test -p flashsched --lib lazy_campaign
-/// -- --ignored --nocapture` (without `--release`, to keep the debug assertions).
+/// overloaded configurations (seeds CAMPAIGN_START.., CAMPAIGN_N of them; CAMPAIGN_FEATS, comma
+/// separated, adds features: `wl` static wear leveling, `idle` RR re-programs, `md` multi-die
+/// commands, `xp` relocating allocation and RBWL, `grp` write grouping, `wr` WR program speeds;
+/// CAMPAIGN_SCHED fixes the transaction scheduler; CAMPAIGN_SETS replaces the configuration),
+/// each run lazy and eager, compared as the tests above compare them. `cargo test -p flashsched
+/// --lib lazy_campaign -- --ignored --nocapture` (without `--release`, to keep the debug
+/// assertions).
 #[test]
 #[ignore]
 fn lazy_campaign() {
