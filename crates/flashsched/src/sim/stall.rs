@@ -239,6 +239,13 @@ fn first_of_streams(q: &std::collections::VecDeque<TxnId>, range: std::ops::Rang
 }
 
 impl LazyRequeue {
+    /// Whether `die` has kept-aside writes at the head of its writes, to resolve at its next
+    /// choice (`resolve_aside`).
+    #[inline]
+    pub(super) fn is_armed(&self, die: u32) -> bool {
+        self.held && self.armed[die as usize] != NONE
+    }
+
     /// Dies whose kept-aside writes are at the head of their writes (`armed`).
     #[inline]
     pub(super) fn armed_dies(&self) -> u32 {
@@ -610,7 +617,7 @@ impl Simulator {
     /// stall changes nothing else the scheduler sees); the rest go back to the head of its queue.
     #[inline]
     pub(super) fn resolve_aside(&mut self, die: u32) {
-        if self.requeue.held && self.requeue.armed[die as usize] != NONE {
+        if self.requeue.is_armed(die) {
             self.resolve_aside_now(die);
         }
     }

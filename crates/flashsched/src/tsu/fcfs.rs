@@ -69,6 +69,12 @@ impl TransactionScheduler for Fcfs {
         }
         t
     }
+    #[inline]
+    fn takes_at_once(&mut self, _id: TxnId, txn: &Txn) -> bool {
+        // Nothing queued or held aside for the die: `next` returns the one just queued, and
+        // queueing and taking it leave the counts as they were.
+        self.queued_for_die(txn.die) == 0
+    }
     fn peek(&self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         self.per_die[die as usize].front().copied()
     }

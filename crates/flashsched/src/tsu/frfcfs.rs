@@ -200,6 +200,12 @@ impl TransactionScheduler for FrFcfs {
         self.left_chip(chip, write, 1);
         Some(t)
     }
+    fn takes_at_once(&mut self, _id: TxnId, txn: &Txn) -> bool {
+        // Nothing queued or held aside for the die: whichever queue `next` looks at first (the
+        // drain rule), the die's only entry is the one just queued, and the pair leaves every
+        // count as it was.
+        self.queued_for_die(txn.die) == 0
+    }
     fn next_read(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let q = self.queue_of(die);
         let t = Self::first_for(&mut self.reads[q], die);

@@ -56,6 +56,11 @@ impl TransactionScheduler for O3 {
         }
         t
     }
+    fn takes_at_once(&mut self, _id: TxnId, txn: &Txn) -> bool {
+        // Nothing of any class queued or held aside for the die: `next` returns the one just
+        // queued, and the pair leaves the queues and `len` as they were.
+        self.queued_for_die(txn.die) == 0
+    }
     fn peek(&self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         self.queues[die as usize].iter().find_map(|q| q.front().copied())
     }

@@ -292,12 +292,7 @@ impl Slacker {
             };
             debug_assert_eq!((ahead.reads, ahead.writes), (walk.reads, walk.writes), "host counts of unit {unit} drifted");
         }
-        let est_done = now + self.est.response(die, txn.kind, ahead, now);
-        self.subs[id as usize].est_done = est_done;
-        let spare = &mut self.spare;
-        let track = self.tracks.get_or_insert_with(txn.req, || Track { live: spare.pop().unwrap_or_default(), ..Default::default() });
-        track.live.push(id);
-        track.est_max = track.est_max.max(est_done);
+        let track = self.estimate(id, txn, ahead);
         if passed > 0 {
             if read {
                 track.used |= USED_RBYP;
@@ -309,6 +304,20 @@ impl Slacker {
                 self.n.writes_passed += passed;
             }
         }
+    }
+
+    /// Host transaction `id`, with `ahead` on its unit: its estimated completion (eq. 1), in its
+    /// record and its request's track, which it returns.
+    #[inline]
+    fn estimate(&mut self, id: TxnId, txn: &Txn, ahead: Ahead) -> &mut Track {
+        let now = txn.enqueued;
+        let est_done = now + self.est.response(txn.die, txn.kind, ahead, now);
+        self.subs[id as usize].est_done = est_done;
+        let spare = &mut self.spare;
+        let track = self.tracks.get_or_insert_with(txn.req, || Track { live: spare.pop().unwrap_or_default(), ..Default::default() });
+        track.live.push(id);
+        track.est_max = track.est_max.max(est_done);
+        track
     }
 
     /// The request's last sub-request is done: count what it used and forget it.
@@ -348,6 +357,27 @@ impl TransactionScheduler for Slacker {
             *self.sub(id) = Sub::default();
             self.base.enqueue(id, txn);
         }
+    }
+    fn takes_at_once(&mut self, id: TxnId, txn: &Txn) -> bool {
+        // Nothing queued for the unit, counting writes held aside (its host counts are then 0):
+        // a bypass walk would pass nothing, and nothing is ahead of it in the estimate. With
+        // the chip as the unit, its other dies' entries would be walked past: those queue.
+        let die = txn.die;
+        let empty = if self.est.unit_is_die() { self.base.queued_for_die(die) == 0 } else { self.base.queued_on_chip(self.base.layout.chip_of_die(die)) == 0 };
+        if !empty {
+            return false;
+        }
+        // What `enqueue` records; `next` would take it at once and `left` undo its host count.
+        self.est.queued(die);
+        if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
+            let read = txn.kind.is_read();
+            debug_assert_eq!(self.host_q[self.est.unit(die) as usize], [0, 0], "host counts of an empty unit");
+            *self.sub(id) = Sub { slack: 0, est_done: 0, queued: txn.enqueued, host: true, write: !read };
+            self.estimate(id, txn, Ahead { reads: 0, writes: 0 });
+        } else {
+            *self.sub(id) = Sub::default();
+        }
+        true
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
         // A host write back from waiting for GC: the wait has used its estimate up, so nothing may
