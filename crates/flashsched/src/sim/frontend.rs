@@ -341,8 +341,9 @@ impl Simulator {
         }
         if self.starts_at_once(t, die, host) {
             // What the queue would do, without the round trip through it: the die is idle, may
-            // start, and nothing is queued before `t`, so `next` would return `t` itself (the
-            // scheduler has recorded the pair).
+            // start, and nothing is queued ahead of `t` (for Slacker with the chip as its unit,
+            // nothing on the chip), so `next` would return `t` itself; the scheduler has recorded
+            // the pair, and `t` counts as queued.
             debug_assert!(!self.requeue.is_armed(die), "die {die} skipped its queue with kept-aside writes to resolve");
             self.start_txn(die, t);
             self.start_die_now(die);
@@ -383,6 +384,10 @@ impl Simulator {
     #[inline(always)]
     fn starts_at_once(&mut self, t: TxnId, die: u32, host: bool) -> bool {
         use crate::tsu::{TransactionScheduler, TsuSlot};
+        #[cfg(test)]
+        if self.queue_always {
+            return false;
+        }
         let d = &self.flash.dies[die as usize];
         match &mut self.tsu {
             // FCFS's `takes_at_once`, inlined, its queue count asked first (the cheaper

@@ -197,6 +197,10 @@ pub struct Simulator {
     /// and pauses programs for reads (`pauses_programs`).
     tsu_observes: bool,
     tsu_pauses: bool,
+    /// Tests: every transaction goes through its scheduler's queue (`starts_at_once` never
+    /// skips it), the path the skip must match.
+    #[cfg(test)]
+    queue_always: bool,
     /// `device.erase_limit` (0: none) and when a block first reached it.
     erase_limit: u32,
     first_failure: Option<Time>,
@@ -317,6 +321,8 @@ impl Simulator {
             hil,
             tsu_observes: tsu.observes(),
             tsu_pauses: tsu.pauses_programs(),
+            #[cfg(test)]
+            queue_always: false,
             erase_limit: s.resolved.int("device.erase_limit") as u32,
             wear: wear::Wear::new(ftl::wear::build(s, layout), grouping, layout.planes()),
             first_failure: None,

@@ -30,7 +30,7 @@
 //! started by the last stall finds the die's queue without the kept-aside writes and starts its
 //! first read at once (`Simulator::starts_at_once`) where it used to queue it behind them and
 //! start it after their retries, at the same instant; the two paths are the same run
-//! (`sim::tests::an_idle_die_skips_fcfs_queue_with_the_same_results`).
+//! (`sim::tests::an_idle_die_skips_the_queue_with_the_same_results`).
 //!
 //! Stalled writes that relocate (`cross_plane`: dynamic allocation and read balance-oriented
 //! wear leveling let pages leave their address's plane, and a write that stalls where GC has

@@ -3,17 +3,14 @@
 use super::*;
 use crate::stats::Dist;
 
-/// A run of the tiny drive with `sets`, its transaction scheduler replaced by FCFS behind the
-/// trait (`TsuSlot::Other`) when `boxed`: the simulator then never starts a transaction without
-/// queueing it first (`Simulator::starts_at_once` applies to the slot's own FCFS only).
-fn run(sets: &[&str], boxed: bool) -> RunOutcome {
+/// A run of the tiny drive with `sets`; with `queue_always` every transaction goes through its
+/// scheduler's queue (`Simulator::starts_at_once` never skips it).
+fn run(sets: &[&str], queue_always: bool) -> RunOutcome {
     let mut all = vec!["workload.kind=synthetic".to_string(), "workload.synthetic.requests=4000".to_string()];
     all.extend(sets.iter().map(|s| s.to_string()));
     let s = crate::config::load(Some("tiny"), None, &all).expect("config");
     let mut sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
-    if boxed {
-        sim.tsu = tsu::TsuSlot::Other(Box::new(tsu::Fcfs::new(sim.layout)));
-    }
+    sim.queue_always = queue_always;
     sim.run(&mut |_| true).expect("run")
 }
 
@@ -32,13 +29,14 @@ fn assert_same_run(a: &RunOutcome, b: &RunOutcome, what: &str) {
     assert_eq!(a.erase_counts, b.erase_counts, "{what}");
 }
 
-/// Starting a transaction for an idle die at once is what FCFS's queue would have done: the same
-/// results, distribution by distribution, with the queue round trip and without it, on loads
-/// where dies are found both idle and busy (the test asserts both happen), with GC, program and
-/// erase suspension, idle-time re-programs, chips without interleaving (with and without chip-level
+/// Starting a transaction for an idle die at once (`TransactionScheduler::takes_at_once`) is
+/// what the scheduler's queue would have done: the same results, distribution by distribution,
+/// with the queue round trip and without it, under FCFS, O3, FR-FCFS and Slacker, on loads where
+/// dies are found both idle and busy (the test asserts both happen), with GC, program and erase
+/// suspension, idle-time re-programs, chips without interleaving (with and without chip-level
 /// multi-die commands), and multi-plane packing.
 #[test]
-fn an_idle_die_skips_fcfs_queue_with_the_same_results() {
+fn an_idle_die_skips_the_queue_with_the_same_results() {
     let cases: &[&[&str]] = &[
         &["workload.synthetic.interarrival=40us"],
         &["workload.synthetic.interarrival=15us", "ftl.precondition.fill=0.9", "ftl.precondition.order=random"],
@@ -48,13 +46,29 @@ fn an_idle_die_skips_fcfs_queue_with_the_same_results() {
         &["workload.synthetic.interarrival=30us", "device.advanced.multi_plane=same_page"],
         &["workload.synthetic.arrival=onoff", "workload.synthetic.read_ratio=0.7", "device.ldpc.enabled=true", "ftl.idle_task=rr"],
     ];
-    for sets in cases {
-        let (a, b) = (run(sets, false), run(sets, true));
-        assert_same_run(&a, &b, &format!("{sets:?}"));
-        // Both paths were taken: some requests' transactions waited for their die, some did not.
-        let (r, w) = (&a.read.stages[2], &a.write.stages[2]);
-        assert!(r.min.min(w.min) == 0 && r.max.max(w.max) > 0, "{sets:?}: die waits {}..{} (reads), {}..{} (writes)", r.min, r.max, w.min, w.max);
+    // Slacker pauses programs, which needs program suspension; chip-level multi-die commands
+    // need a scheduler that can tell what a die runs next (FCFS, O3).
+    let schedulers: &[&[&str]] = &[&["tsu.scheduler=fcfs"], &["tsu.scheduler=o3"], &["tsu.scheduler=frfcfs"], &["tsu.scheduler=slacker", "device.suspend.program=true"], &["tsu.scheduler=wbyp"]];
+    let mut runs = 0;
+    for sched in schedulers {
+        for case in cases {
+            let sets: Vec<&str> = case.iter().chain(sched.iter()).copied().collect();
+            let mut all = vec!["workload.kind=synthetic".to_string()];
+            all.extend(sets.iter().map(|s| s.to_string()));
+            if let Err(e) = crate::config::load(Some("tiny"), None, &all) {
+                let peek = e.to_string().contains("multi_die");
+                assert!(peek && !matches!(sched[0], "tsu.scheduler=fcfs" | "tsu.scheduler=o3"), "{sets:?}: {e}");
+                continue;
+            }
+            let (a, b) = (run(&sets, false), run(&sets, true));
+            assert_same_run(&a, &b, &format!("{sets:?}"));
+            // Both paths were taken: some requests' transactions waited for their die, some did not.
+            let (r, w) = (&a.read.stages[2], &a.write.stages[2]);
+            assert!(r.min.min(w.min) == 0 && r.max.max(w.max) > 0, "{sets:?}: die waits {}..{} (reads), {}..{} (writes)", r.min, r.max, w.min, w.max);
+            runs += 1;
+        }
     }
+    assert!(runs >= 30, "{runs} combinations ran");
 }
 
 /// One run of an overloaded full `tiny` drive with `extra`, with the lazy re-queue (`stall`) or

@@ -72,7 +72,9 @@ impl TransactionScheduler for Fcfs {
     #[inline]
     fn takes_at_once(&mut self, _id: TxnId, txn: &Txn) -> bool {
         // Nothing queued or held aside for the die: `next` returns the one just queued, and
-        // queueing and taking it leave the counts as they were.
+        // queueing and taking it leave the counts as they were. (The simulator asks its own
+        // FCFS the same question inline, `Simulator::starts_at_once`; this answers for FCFS
+        // behind the trait and in the schedulers' tests.)
         self.queued_for_die(txn.die) == 0
     }
     fn peek(&self, die: u32, _txns: &[Txn]) -> Option<TxnId> {

@@ -200,20 +200,24 @@ mod tests {
         /// the same transactions, keeps the same counts and reports the same measurements
         /// (Slacker's estimates, slack and errors) as one that queues every transaction and
         /// lets the die take its next one, through random host and GC transactions, completions,
-        /// whole requests queued and channel stalls, for every scheduler, with one and two dies
-        /// a chip, interleaved or not.
+        /// whole requests queued, channel stalls, and transactions queued for an idle die
+        /// without starting it (as while a multi-plane batch gathers, or while the die's chip is
+        /// busy), which an arrival for that die must then queue behind; for every scheduler,
+        /// with one and two dies a chip, interleaved or not, and a small write queue so that
+        /// FR-FCFS's drain rule often puts writes first.
         #[test]
         fn taking_at_once_is_queueing_then_taking(
                 name in proptest::sample::select(vec!["fcfs", "o3", "frfcfs", "slacker", "rbyp", "wbyp", "wp", "rbyp+wp", "frfcfs+est"]),
                 dies_per_chip in proptest::sample::select(vec![1u32, 2]),
                 interleave in proptest::bool::ANY,
-                ops in proptest::collection::vec((0u8..6, 0u32..64, 0u8..4, 0u32..6), 1..300)) {
+                ops in proptest::collection::vec((0u8..7, 0u32..64, 0u8..4, 0u32..6), 1..300)) {
             let mut o = Options::from_preset("tiny").unwrap();
             o.set(&format!("tsu.scheduler={name}")).unwrap();
             o.set(&format!("device.geometry.dies_per_chip={dies_per_chip}")).unwrap();
             o.set(&format!("device.advanced.interleave={interleave}")).unwrap();
             o.set("device.geometry.blocks_per_plane=32").unwrap();
             o.set("device.suspend.program=true").unwrap();
+            o.set("tsu.frfcfs.write_queue=2").unwrap();
             let st = Settings::from_options(&o).unwrap();
             let layout = Layout::new(&st.geometry);
             // `at_once` skips the queue when it may; `queued` never does.
@@ -274,10 +278,16 @@ mod tests {
                             }
                         }
                     }
-                    _ => {
+                    5 => {
                         let ch = layout.channel_of_die(die);
                         at_once.channel_stalled(ch);
                         queued.channel_stalled(ch);
+                    }
+                    _ => {
+                        // Queued for its die, which does not start now (idle or not).
+                        let t = i as TxnId;
+                        at_once.enqueue(t, &txns[i]);
+                        queued.enqueue(t, &txns[i]);
                     }
                 }
                 proptest::prop_assert_eq!(at_once.len(), queued.len());
@@ -308,12 +318,20 @@ mod tests {
                 let layout = Layout::new(&st.geometry);
                 let mut s = build_boxed(&st, layout);
                 let txn = |die: u32| Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, die, 4096, 0);
+                let read = |die: u32| Txn::new(TxnKind::HostRead, 0, 0, 0, 0, die, 4096, 0);
                 assert!(s.takes_at_once(0, &txn(0)), "{name}: an empty scheduler");
                 s.enqueue(1, &txn(0));
                 assert!(!s.takes_at_once(2, &txn(0)), "{name}: a transaction queued for the die");
+                assert!(!s.takes_at_once(2, &read(0)), "{name}: a write queued for the die, a read arrives");
                 let chip_unit = !interleave && name != "fcfs" && name != "o3" && name != "frfcfs";
                 assert_eq!(s.takes_at_once(3, &txn(1)), !chip_unit, "{name}, interleave {interleave}: the chip's other die");
                 assert_eq!(s.len(), 1, "{name}: nothing queued by asking");
+                // Writes held aside for a die count as queued for it.
+                let mut s = build_boxed(&st, layout);
+                if s.holds_aside() {
+                    s.hold_aside(2, 1);
+                    assert!(!s.takes_at_once(4, &read(2)), "{name}: a write held aside for the die");
+                }
             }
         }
     }
