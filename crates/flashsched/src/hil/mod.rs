@@ -127,7 +127,10 @@ pub trait DeviceQueue: Send {
     /// The next transaction to hand to its chip's queue. Called until it returns `None`, after
     /// pushes and whenever a die finishes (so batching policies can wait for chips to drain).
     /// A policy may set a host write's `place` (speed-aware block choice, VIOS) before returning it.
+    /// With nothing held (`len() == 0`) it must return `None` and change nothing: the simulator
+    /// does not ask then.
     fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId>;
+    /// Transactions held (pushed and not yet popped).
     fn len(&self) -> usize;
     /// It marks host writes for speed-aware placement (`Txn::place`) in `pop`.
     fn places_writes(&self) -> bool {

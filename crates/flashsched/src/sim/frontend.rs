@@ -310,10 +310,19 @@ impl Simulator {
     /// every release was measurable.)
     #[inline]
     fn pop_hil_policy(&mut self) -> Option<TxnId> {
+        // Asked after every operation a die ends, mostly with nothing held (VIOS on bench8x8:
+        // half its pops); the policy's `pop` would build nothing and return `None`.
+        // (Debug builds ask anyway, and check the answer.)
+        let empty = self.hil.len() == 0;
+        if empty && !cfg!(debug_assertions) {
+            return None;
+        }
         let (dies, tsu, now) = (&self.flash.dies, &self.tsu, self.now);
         let busy = |d: u32| !dies[d as usize].is_idle() || tsu.queued_for_die(d) > 0;
         let chip_queued = |c: u32| tsu.queued_on_chip(c);
-        self.hil.pop_policy(&mut self.txns.items, &hil::DeviceView { now, die_busy: &busy, chip_queued: &chip_queued })
+        let t = self.hil.pop_policy(&mut self.txns.items, &hil::DeviceView { now, die_busy: &busy, chip_queued: &chip_queued });
+        debug_assert!(!empty || t.is_none(), "device queue {} released a transaction with none held", self.hil.name());
+        t
     }
 
     /// With multi-plane commands, dies start only once every transaction released at this
