@@ -19,6 +19,11 @@ struct Pending {
     txns: Vec<TxnId>,
     dies: Vec<u32>,
     born: Time,
+    /// The index in `dies` of the die that kept it out of the last clump: asked first at the
+    /// next walk, where it is most often still busy. (The walk asks whether every die is free;
+    /// the order it asks in changes nothing, and PAQ cost +27% of FIFO's instructions on
+    /// bench8x8 asking them in `dies` order.)
+    blocker: u32,
 }
 
 /// Requests examined per clump, oldest first.
@@ -49,8 +54,9 @@ impl DeviceQueue for Paq {
 
     fn push(&mut self, id: TxnId, txn: &Txn) {
         if txn.req != self.last_req || self.queue.is_empty() {
-            let mut p = self.spare.pop().unwrap_or(Pending { txns: Vec::new(), dies: Vec::new(), born: 0 });
+            let mut p = self.spare.pop().unwrap_or(Pending { txns: Vec::new(), dies: Vec::new(), born: 0, blocker: 0 });
             p.born = txn.enqueued;
+            p.blocker = 0;
             self.queue.push_back(p);
             self.last_req = txn.req;
         }
@@ -71,9 +77,19 @@ impl DeviceQueue for Paq {
             let mut seen = 0;
             while i < self.queue.len() && seen < LOOKAHEAD {
                 seen += 1;
-                let p = &self.queue[i];
+                let used = &self.used;
+                let p = &mut self.queue[i];
                 let old = device.now.saturating_sub(p.born) > self.max_age;
-                let free = p.dies.iter().all(|&d| !taken(&self.used, d) && !(device.die_busy)(d));
+                let blocked = |d: u32| taken(used, d) || (device.die_busy)(d);
+                let free = !old
+                    && !blocked(p.dies[p.blocker as usize])
+                    && match p.dies.iter().position(|&d| blocked(d)) {
+                        Some(j) => {
+                            p.blocker = j as u32;
+                            false
+                        }
+                        None => true,
+                    };
                 if old || free {
                     let mut p = self.queue.remove(i).expect("index in range");
                     for &d in &p.dies {
