@@ -178,6 +178,11 @@ impl TransactionScheduler for FrFcfs {
         self.added(die, !txn.kind.is_read(), 1);
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
+        // Asked whenever a die ends an operation, and on a drive that keeps up its queues are
+        // mostly empty then: answered before the drain rule is worked out.
+        if !self.per_chip && self.reads[die as usize].is_empty() && self.writes[die as usize].is_empty() {
+            return None;
+        }
         let chip = self.layout.chip_of_die(die) as usize;
         // `queue_of(die)`, with the chip already at hand.
         let q = if self.per_chip { chip } else { die as usize };
@@ -224,6 +229,7 @@ impl TransactionScheduler for FrFcfs {
         let taken = super::take_matching(queue, mine, &mut room, fits, out);
         self.removed(die, write, taken as u32);
     }
+    #[inline]
     fn queued_for_die(&self, die: u32) -> usize {
         let q = self.queue_of(die);
         let (reads, writes) = (&self.reads[q], &self.writes[q]);

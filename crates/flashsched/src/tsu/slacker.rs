@@ -36,6 +36,7 @@ use crate::engine::Time;
 use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
+use crate::stats::as_f64;
 
 /// Which of Slacker's mechanisms run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -484,8 +485,9 @@ impl TransactionScheduler for Slacker {
             let sub = &mut self.subs[s as usize];
             sub.slack = t.est_max - sub.est_done;
             self.n.slack_n += 1;
-            self.n.slack_sum += sub.slack as f64;
-            self.n.slack_sq += (sub.slack as f64) * (sub.slack as f64);
+            let slack = as_f64(sub.slack);
+            self.n.slack_sum += slack;
+            self.n.slack_sq += slack * slack;
         }
         if t.live.is_empty() {
             self.retire(req);
@@ -513,8 +515,8 @@ impl TransactionScheduler for Slacker {
     }
     fn host_txn_done(&mut self, t: TxnId, txn: &Txn, now: Time) {
         let s = self.subs[t as usize];
-        let est = (s.est_done - s.queued) as f64;
-        let actual = (now - s.queued) as f64;
+        let est = as_f64(s.est_done - s.queued);
+        let actual = as_f64(now - s.queued);
         let e = if txn.kind.is_read() { &mut self.n.read_err } else { &mut self.n.write_err };
         e.n += 1;
         e.est += est;
