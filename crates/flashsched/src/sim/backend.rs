@@ -49,8 +49,31 @@ impl Simulator {
         self.pending_dies.clear();
     }
 
-    #[inline]
+    /// Start what `die` should run now (its loop: `start_die_loop`). Asked after every
+    /// transaction started at once and whenever a die ends an operation, and most often with
+    /// nothing to do (the die busy, or, under FCFS, idle with nothing queued for it, nothing
+    /// suspended and no kept-aside writes to resolve): that is answered here, inline; under FIFO
+    /// the loop's frame was 2% of the run's instructions.
+    #[inline(always)]
     pub(super) fn start_die_now(&mut self, die: u32) {
+        let d = &self.flash.dies[die as usize];
+        if !d.is_idle() {
+            return;
+        }
+        // With nothing queued for the die, `next` has nothing to give. (Asked of FCFS only: asking
+        // the other schedulers too saved them 0.5-1.2% of their instructions on bench8x8 but cost
+        // FIFO 0.4%, FIFO's target being the nearer.)
+        if let crate::tsu::TsuSlot::Fcfs(f) = &self.tsu {
+            use crate::tsu::TransactionScheduler;
+            if !d.is_occupied() && f.queued_for_die(die) == 0 && !self.requeue.is_armed(die) {
+                return;
+            }
+        }
+        self.start_die_loop(die);
+    }
+
+    #[inline(never)]
+    fn start_die_loop(&mut self, die: u32) {
         while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
                 self.serve_suspended(die, more);
