@@ -348,7 +348,7 @@ impl Simulator {
             let busy = self.tsu.queued_on_chip(chip) > 0 || self.flash.chip_busy(chip);
             self.reqs.items[req as usize].conflicted |= busy;
         }
-        if self.starts_at_once(t, die, host) {
+        if self.take_at_once(t, die, host) {
             // What the queue would do, without the round trip through it: the die is idle, may
             // start, and nothing is queued ahead of `t` (for Slacker with the chip as its unit,
             // nothing on the chip), so `next` would return `t` itself; the scheduler has recorded
@@ -379,40 +379,52 @@ impl Simulator {
         }
     }
 
-    /// A transaction `t` just released for `die` would be started at once, so it may skip the
-    /// queue (`to_tsu`): the die is idle (and holds no suspended operation), may start under the
-    /// chip's rules, no batch is being gathered, it is the unit that takes commands, and the
+    /// A transaction `t` just released for `die` would be started at once, so it skips the
+    /// queue (`to_tsu`) when this says so: the die may take it now (`die_takes_now`) and the
     /// scheduler says `next` would take `t` at once (`TransactionScheduler::takes_at_once`:
     /// FCFS, FR-FCFS and O3 when nothing is queued for the die, Slacker when nothing is for its
     /// unit; it records the pair). On the reference benchmark 85% of page transactions find
     /// their die so under FCFS; the queue's push and pop and the die's start loop were about 4%
     /// of the run's instructions, and a tenth of the reordering schedulers' cost.
     ///
-    /// When it says so, `t` counts as queued (`host`: a host transaction, which a scheduler that
-    /// observes hears of, as `to_tsu` tells it after queueing one).
+    /// Not only a question: when it says so, `t` counts as queued (`host`: a host transaction,
+    /// which a scheduler that observes hears of, as `to_tsu` tells it after queueing one).
     #[inline(always)]
-    fn starts_at_once(&mut self, t: TxnId, die: u32, host: bool) -> bool {
+    fn take_at_once(&mut self, t: TxnId, die: u32, host: bool) -> bool {
         use crate::tsu::{TransactionScheduler, TsuSlot};
         #[cfg(test)]
         if self.queue_always {
             return false;
         }
         let d = &self.flash.dies[die as usize];
-        match &mut self.tsu {
-            // FCFS's `takes_at_once`, inlined, its queue count asked first (the cheaper
-            // question); FCFS does not observe.
-            TsuSlot::Fcfs(f) => d.is_idle() && f.queued_for_die(die) == 0 && !self.batching && !self.flash.adv.multi_die && d.may_serve_read(&self.flash.suspend, self.now).is_none() && self.flash.may_start(die),
-            // Any other scheduler is asked last: a true answer is recorded. (A write held aside
-            // for the die is counted as queued by every scheduler that holds them.)
-            TsuSlot::Other(p) => {
-                if !(d.is_idle() && !self.batching && !self.flash.adv.multi_die && d.may_serve_read(&self.flash.suspend, self.now).is_none() && self.flash.may_start(die) && p.takes_at_once(t, self.txns.get(t))) {
-                    return false;
-                }
-                if host && self.tsu_observes {
-                    self.txn_queued(self.txns.get(t).req, self.now);
-                }
-                true
-            }
+        if !d.is_idle() {
+            return false;
         }
+        // FCFS's `takes_at_once`, inlined, its queue count asked before the die's rules (the
+        // cheaper question); FCFS does not observe.
+        if let TsuSlot::Fcfs(f) = &self.tsu {
+            return f.queued_for_die(die) == 0 && self.die_takes_now(d, die);
+        }
+        // Any other scheduler is asked last: a true answer is recorded. (A write held aside for
+        // the die is counted as queued by every scheduler that holds them.)
+        if !self.die_takes_now(d, die) {
+            return false;
+        }
+        let TsuSlot::Other(p) = &mut self.tsu else { unreachable!("FCFS answered above") };
+        if !p.takes_at_once(t, self.txns.get(t)) {
+            return false;
+        }
+        if host && self.tsu_observes {
+            self.txn_queued(self.txns.get(t).req, self.now);
+        }
+        true
+    }
+
+    /// Whether idle `die` (`d`) may start a transaction now without its queue: it holds no
+    /// suspended operation, may start under the chip's rules, no batch is being gathered, and it
+    /// is the unit that takes commands.
+    #[inline(always)]
+    fn die_takes_now(&self, d: &crate::ctrl::Die, die: u32) -> bool {
+        !self.batching && !self.flash.adv.multi_die && d.may_serve_read(&self.flash.suspend, self.now).is_none() && self.flash.may_start(die)
     }
 }

@@ -197,7 +197,7 @@ pub struct Simulator {
     /// and pauses programs for reads (`pauses_programs`).
     tsu_observes: bool,
     tsu_pauses: bool,
-    /// Tests: every transaction goes through its scheduler's queue (`starts_at_once` never
+    /// Tests: every transaction goes through its scheduler's queue (`take_at_once` never
     /// skips it), the path the skip must match.
     #[cfg(test)]
     queue_always: bool,

@@ -28,7 +28,7 @@
 //! runs re-queue every stalled write, as before
 //! (`LazyRequeue::new`). The one place the run takes another path under FCFS: GC
 //! started by the last stall finds the die's queue without the kept-aside writes and starts its
-//! first read at once (`Simulator::starts_at_once`) where it used to queue it behind them and
+//! first read at once (`Simulator::take_at_once`) where it used to queue it behind them and
 //! start it after their retries, at the same instant; the two paths are the same run
 //! (`sim::tests::an_idle_die_skips_the_queue_with_the_same_results`).
 //!

@@ -4,14 +4,19 @@ use super::*;
 use crate::stats::Dist;
 
 /// A run of the tiny drive with `sets`; with `queue_always` every transaction goes through its
-/// scheduler's queue (`Simulator::starts_at_once` never skips it).
+/// scheduler's queue (`Simulator::take_at_once` never skips it).
 fn run(sets: &[&str], queue_always: bool) -> RunOutcome {
-    let mut all = vec!["workload.kind=synthetic".to_string(), "workload.synthetic.requests=4000".to_string()];
-    all.extend(sets.iter().map(|s| s.to_string()));
-    let s = crate::config::load(Some("tiny"), None, &all).expect("config");
+    let s = config(sets).expect("config");
     let mut sim = Simulator::new(&s, crate::workload::build(&s).expect("workload")).expect("simulator");
     sim.queue_always = queue_always;
     sim.run(&mut |_| true).expect("run")
+}
+
+/// The tiny drive's settings with `sets`, running 4,000 synthetic requests.
+fn config(sets: &[&str]) -> Result<crate::config::Settings, crate::config::ConfigErrors> {
+    let mut all = vec!["workload.kind=synthetic".to_string(), "workload.synthetic.requests=4000".to_string()];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    crate::config::load(Some("tiny"), None, &all)
 }
 
 fn dists(d: &DirStats) -> Vec<serde_json::Value> {
@@ -53,9 +58,7 @@ fn an_idle_die_skips_the_queue_with_the_same_results() {
     for sched in schedulers {
         for case in cases {
             let sets: Vec<&str> = case.iter().chain(sched.iter()).copied().collect();
-            let mut all = vec!["workload.kind=synthetic".to_string()];
-            all.extend(sets.iter().map(|s| s.to_string()));
-            if let Err(e) = crate::config::load(Some("tiny"), None, &all) {
+            if let Err(e) = config(&sets) {
                 let peek = e.to_string().contains("multi_die");
                 assert!(peek && !matches!(sched[0], "tsu.scheduler=fcfs" | "tsu.scheduler=o3"), "{sets:?}: {e}");
                 continue;

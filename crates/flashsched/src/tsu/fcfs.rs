@@ -73,7 +73,7 @@ impl TransactionScheduler for Fcfs {
     fn takes_at_once(&mut self, _id: TxnId, txn: &Txn) -> bool {
         // Nothing queued or held aside for the die: `next` returns the one just queued, and
         // queueing and taking it leave the counts as they were. (The simulator asks its own
-        // FCFS the same question inline, `Simulator::starts_at_once`; this answers for FCFS
+        // FCFS the same question inline, `Simulator::take_at_once`; this answers for FCFS
         // behind the trait and in the schedulers' tests.)
         self.queued_for_die(txn.die) == 0
     }

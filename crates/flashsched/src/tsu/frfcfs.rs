@@ -310,7 +310,7 @@ mod tests {
     #[test]
     fn a_die_counts_its_queued_and_held_transactions() {
         // One die a chip (the tiny layout: the queues' lengths are the answer) and two.
-        let mut g = crate::config::Settings::from_options(&crate::config::Options::from_preset("tiny").unwrap()).unwrap().geometry;
+        let mut g = crate::tsu::tiny_settings(&[]).geometry;
         for dies_per_chip in [1, 2] {
             g.dies_per_chip = dies_per_chip;
             let layout = Layout::new(&g);
@@ -337,7 +337,7 @@ mod tests {
         #[test]
         fn queues_per_die_take_what_one_queue_per_chip_takes(dies_per_chip in proptest::sample::select(vec![2u32, 4]),
                 ops in proptest::collection::vec((0u8..8, 0u32..64, 0u8..4), 1..300)) {
-            let mut g = crate::config::Settings::from_options(&crate::config::Options::from_preset("tiny").unwrap()).unwrap().geometry;
+            let mut g = crate::tsu::tiny_settings(&[]).geometry;
             g.dies_per_chip = dies_per_chip;
             let layout = Layout::new(&g);
             let (mut per_die, mut per_chip) = (FrFcfs::new(layout, 75, 4), FrFcfs::new(layout, 75, 4).per_chip());

@@ -181,16 +181,25 @@ fn take_matching<T: Copy>(q: &mut VecDeque<T>, id: impl Fn(T) -> Option<TxnId>, 
     taken
 }
 
+/// The `tiny` preset with `sets` (`key=value`), for the schedulers' tests.
+#[cfg(test)]
+pub(crate) fn tiny_settings(sets: &[&str]) -> crate::config::Settings {
+    let mut o = crate::config::Options::from_preset("tiny").unwrap();
+    for s in sets {
+        o.set(s).unwrap();
+    }
+    crate::config::Settings::from_options(&o).unwrap()
+}
+
 /// The `tiny` preset's layout (2 channels of 2 chips of 1 die), for the schedulers' tests.
 #[cfg(test)]
 pub(crate) fn tiny_layout() -> Layout {
-    Layout::new(&crate::config::Settings::from_options(&crate::config::Options::from_preset("tiny").unwrap()).unwrap().geometry)
+    Layout::new(&tiny_settings(&[]).geometry)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{Options, Settings};
     use crate::engine::Time;
     use crate::sim::txn::TxnKind;
 
@@ -211,14 +220,8 @@ mod tests {
                 dies_per_chip in proptest::sample::select(vec![1u32, 2]),
                 interleave in proptest::bool::ANY,
                 ops in proptest::collection::vec((0u8..7, 0u32..64, 0u8..4, 0u32..6), 1..300)) {
-            let mut o = Options::from_preset("tiny").unwrap();
-            o.set(&format!("tsu.scheduler={name}")).unwrap();
-            o.set(&format!("device.geometry.dies_per_chip={dies_per_chip}")).unwrap();
-            o.set(&format!("device.advanced.interleave={interleave}")).unwrap();
-            o.set("device.geometry.blocks_per_plane=32").unwrap();
-            o.set("device.suspend.program=true").unwrap();
-            o.set("tsu.frfcfs.write_queue=2").unwrap();
-            let st = Settings::from_options(&o).unwrap();
+            let (sched, dpc, il) = (format!("tsu.scheduler={name}"), format!("device.geometry.dies_per_chip={dies_per_chip}"), format!("device.advanced.interleave={interleave}"));
+            let st = tiny_settings(&[&sched, &dpc, &il, "device.geometry.blocks_per_plane=32", "device.suspend.program=true", "tsu.frfcfs.write_queue=2"]);
             let layout = Layout::new(&st.geometry);
             // `at_once` skips the queue when it may; `queued` never does.
             let (mut at_once, mut queued) = (build_boxed(&st, layout), build_boxed(&st, layout));
@@ -310,12 +313,8 @@ mod tests {
     fn who_takes_at_once() {
         for name in ["fcfs", "o3", "frfcfs", "slacker", "wbyp", "frfcfs+est"] {
             for interleave in [true, false] {
-                let mut o = Options::from_preset("tiny").unwrap();
-                o.set(&format!("tsu.scheduler={name}")).unwrap();
-                o.set("device.geometry.dies_per_chip=2").unwrap();
-                o.set(&format!("device.advanced.interleave={interleave}")).unwrap();
-                o.set("device.suspend.program=true").unwrap();
-                let st = Settings::from_options(&o).unwrap();
+                let (sched, il) = (format!("tsu.scheduler={name}"), format!("device.advanced.interleave={interleave}"));
+                let st = tiny_settings(&[&sched, "device.geometry.dies_per_chip=2", &il, "device.suspend.program=true"]);
                 let layout = Layout::new(&st.geometry);
                 let mut s = build_boxed(&st, layout);
                 let txn = |die: u32| Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, die, 4096, 0);

@@ -80,6 +80,13 @@ struct Sub {
     write: bool,
 }
 
+impl Sub {
+    /// The record of host transaction `txn` as it enters its queue: no slack or estimate yet.
+    fn host(txn: &Txn) -> Self {
+        Sub { slack: 0, est_done: 0, queued: txn.enqueued, host: true, write: !txn.kind.is_read() }
+    }
+}
+
 /// A host request whose sub-requests are in the queues.
 #[derive(Debug, Default)]
 struct Track {
@@ -235,14 +242,13 @@ impl Slacker {
     /// Queue host transaction `id` for `die`: move it ahead of entries with enough slack if its
     /// mechanism is on, then estimate its completion from where it stands.
     fn enqueue_host(&mut self, id: TxnId, txn: &Txn) {
-        let now = txn.enqueued;
         let die = txn.die;
         let unit = self.est.unit(die);
         let read = txn.kind.is_read();
         let bypass = if read { self.mech.rbyp } else { self.mech.wbyp };
         let svc = self.est.lat.service(txn.kind);
         // Reset this id's record first: `slack()` of the entries passed must not see a stale one.
-        *self.sub(id) = Sub { slack: 0, est_done: 0, queued: now, host: true, write: !read };
+        *self.sub(id) = Sub::host(txn);
         let qi = self.base.queue_of(die);
         let q = if read { &mut self.base.reads[qi] } else { &mut self.base.writes[qi] };
         let mut pos = q.len();
@@ -371,9 +377,8 @@ impl TransactionScheduler for Slacker {
         // What `enqueue` records; `next` would take it at once and `left` undo its host count.
         self.est.queued(die);
         if matches!(txn.kind, TxnKind::HostRead | TxnKind::HostWrite) {
-            let read = txn.kind.is_read();
             debug_assert_eq!(self.host_q[self.est.unit(die) as usize], [0, 0], "host counts of an empty unit");
-            *self.sub(id) = Sub { slack: 0, est_done: 0, queued: txn.enqueued, host: true, write: !read };
+            *self.sub(id) = Sub::host(txn);
             self.estimate(id, txn, Ahead { reads: 0, writes: 0 });
         } else {
             *self.sub(id) = Sub::default();
@@ -606,14 +611,10 @@ impl TransactionScheduler for Slacker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Options;
+    use crate::tsu::tiny_settings;
 
     fn slacker(name: &str, sets: &[&str]) -> (Slacker, u64, u64) {
-        let mut o = Options::from_preset("tiny").unwrap();
-        for s in sets {
-            o.set(s).unwrap();
-        }
-        let s = Settings::from_options(&o).unwrap();
+        let s = tiny_settings(sets);
         let layout = Layout::new(&s.geometry);
         let base = FrFcfs::new(layout, 75, 1 << 20);
         let sl = Slacker::new(&s, layout, base, Mechanisms::named(name));
@@ -648,12 +649,8 @@ mod tests {
                 dies_per_chip in proptest::sample::select(vec![2u32, 4]),
                 name in proptest::sample::select(vec!["slacker", "rbyp", "wbyp", "rbyp+wp", "frfcfs+est"]),
                 ops in proptest::collection::vec((0u8..9, 0u32..64, 0u8..4, 0u32..6), 1..250)) {
-            let mut o = Options::from_preset("tiny").unwrap();
-            o.set(&format!("device.geometry.dies_per_chip={dies_per_chip}")).unwrap();
-            o.set("device.geometry.blocks_per_plane=32").unwrap();
-            o.set("device.suspend.program=true").unwrap();
-            o.set("device.suspend.resume=0ns").unwrap();
-            let st = Settings::from_options(&o).unwrap();
+            let dpc = format!("device.geometry.dies_per_chip={dies_per_chip}");
+            let st = tiny_settings(&[&dpc, "device.geometry.blocks_per_plane=32", "device.suspend.program=true", "device.suspend.resume=0ns"]);
             let layout = Layout::new(&st.geometry);
             let mech = Mechanisms::named(name);
             let mut per_die = Slacker::new(&st, layout, FrFcfs::new(layout, 75, 8), mech);
