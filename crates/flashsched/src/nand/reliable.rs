@@ -78,6 +78,38 @@ pub struct ReliableLatency {
     opened_at: Vec<Time>,
     /// The RBER model's two powers, remembered (`RberMemo`).
     memo: RberMemo,
+    /// A program's array time and ISPP iterations by its step.
+    programs: ProgramTable,
+}
+
+/// A program's array time and ISPP iterations (`StepGrid::program_ns`, `StepGrid::iterations`)
+/// by its step in millivolts, for every step from 0 to the largest a program can get (the grid's,
+/// its reference, the modes'), worked out once: each is a 64-bit division, and every program
+/// under variation or program modes asked for both. A step beyond the table (none is) is
+/// computed.
+#[derive(Debug, Clone)]
+struct ProgramTable {
+    by_step: Vec<(u64, u32)>,
+    grid: StepGrid,
+    program_ns: u64,
+    iterations: u32,
+}
+
+impl ProgramTable {
+    fn new(fixed: &FixedLatency, grid: StepGrid, mode_steps: &[u16; 4]) -> Self {
+        let top = grid.max_mv.max(grid.ref_mv).max(mode_steps.iter().copied().max().unwrap_or(0));
+        let (program_ns, iterations) = (fixed.program_ns, fixed.iterations);
+        let by_step = (0..=top).map(|mv| (grid.program_ns(program_ns, mv), grid.iterations(iterations, mv))).collect();
+        ProgramTable { by_step, grid, program_ns, iterations }
+    }
+
+    #[inline]
+    fn at(&self, step_mv: u16) -> (u64, u32) {
+        match self.by_step.get(step_mv as usize) {
+            Some(&p) => p,
+            None => (self.grid.program_ns(self.program_ns, step_mv), self.grid.iterations(self.iterations, step_mv)),
+        }
+    }
 }
 
 /// The wear factor by erase count and the step factor by step, computed once each: a read's
@@ -155,6 +187,7 @@ impl ReliableLatency {
             programs_per_mode: [0; 4],
             opened_at: if retention { vec![0; blocks] } else { Vec::new() },
             memo: RberMemo::default(),
+            programs: ProgramTable::new(&fixed, dm.grid, &dm.mode_steps),
         }
     }
 
@@ -216,7 +249,7 @@ impl ReliableLatency {
         match op.kind {
             NandOpKind::Program => {
                 let block = ctx.layout.block_of(op.ppn);
-                let ns = self.grid.program_ns(self.fixed.program_ns, self.step_of(block, op.mode));
+                let (ns, iterations) = self.programs.at(self.step_of(block, op.mode));
                 if self.ldpc.is_some() {
                     self.modes.set(op.ppn as usize, op.mode as u8);
                 }
@@ -225,7 +258,6 @@ impl ReliableLatency {
                     s.report.programs += 1;
                     s.report.program_ns_total += ns;
                 }
-                let iterations = self.grid.iterations(self.fixed.iterations, self.step_of(block, op.mode));
                 ArrayCost { array_ns: ns, bytes: op.bytes, level: 0, iterations }
             }
             NandOpKind::Erase => {
@@ -303,6 +335,33 @@ mod memo_tests {
                     // Twice: computed, then remembered.
                     for _ in 0..2 {
                         assert_eq!(memo.rber(&m, r_b, pe, step).to_bits(), m.rber(r_b, pe, step).to_bits());
+                    }
+                }
+            }
+        }
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The program table gives what the grid's formulas give, at every step a program can get
+    /// and beyond it, for grids and mode steps of several shapes.
+    #[test]
+    fn program_table_agrees_with_the_grid() {
+        let grids = [StepGrid::VIOS, StepGrid { min_mv: 100, max_mv: 700, decrement_mv: 50, ref_mv: 800 }, StepGrid { min_mv: 1, max_mv: 3, decrement_mv: 1, ref_mv: 2 }];
+        let modes = [[0, 400, 300, 225], [0, 0, 0, 0], [0, 900, 1, 2_000]];
+        for grid in grids {
+            for mode_steps in modes {
+                for (program_ns, iterations) in [(600_000, 10), (1, 1), (u64::MAX / 3, 7)] {
+                    let fixed = FixedLatency { read_ns: 0, program_ns, erase_ns: 0, iterations };
+                    let t = ProgramTable::new(&fixed, grid, &mode_steps);
+                    let top = *mode_steps.iter().chain([&grid.max_mv, &grid.ref_mv]).max().unwrap();
+                    assert_eq!(t.by_step.len(), top as usize + 1);
+                    for mv in (0..=top + 2).chain([u16::MAX]) {
+                        assert_eq!(t.at(mv), (grid.program_ns(program_ns, mv), grid.iterations(iterations, mv)), "grid {grid:?} modes {mode_steps:?} step {mv}");
                     }
                 }
             }
