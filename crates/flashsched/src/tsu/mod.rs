@@ -26,7 +26,9 @@ pub trait TransactionScheduler: Send {
     fn enqueue(&mut self, id: TxnId, txn: &Txn);
     /// Put a transaction back at the head of its queue (a host write that had to wait for GC).
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn);
-    /// The transaction `die` should run next; `None` leaves it idle.
+    /// The transaction `die` should run next; `None` leaves it idle. With nothing queued or held
+    /// aside for `die` (`queued_for_die(die) == 0`) it returns `None` and changes nothing: the
+    /// simulator does not ask then (debug builds ask anyway and check).
     fn next(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId>;
     /// Transaction `id` was just released for `txn.die`, which is idle and may start it now
     /// (nothing suspended, no batch gathered, the die the unit that takes commands). If
@@ -127,7 +129,9 @@ pub trait TransactionScheduler: Send {
     }
     /// Write pausing: `die` is programming `running` (a command's transactions) and host read
     /// `reader` was just queued for it, or (`None`) the program just started or resumed. True:
-    /// pause the program at its next safe point to serve queued host reads.
+    /// pause the program at its next safe point to serve queued host reads. With `None` and
+    /// nothing queued for `die` it returns false and changes nothing: the simulator does not ask
+    /// then (debug builds ask anyway and check).
     fn may_pause(&mut self, _die: u32, _running: &[TxnId], _reader: Option<TxnId>, _txns: &[Txn]) -> bool {
         false
     }
