@@ -307,8 +307,22 @@ impl Simulator {
     }
 
     /// The first plane of `chip` with the fastest offer, and the first with the slowest, cached
-    /// until a frontier of the chip moves.
+    /// until a frontier of the chip moves. (The cached answer inline, the work out of line
+    /// (`chip_extremes_now`): asked for every host write placed by speed, and the registers the
+    /// work needs made the cached answer's frame cost more than its test.)
+    #[inline]
     fn chip_extremes(&mut self, chip: u32) -> ChipExtremes {
+        if let Some(&e) = self.speed.chip_extremes.get(chip as usize) {
+            if e.gen == self.ftl.chip_frontier_gen(chip) && !cfg!(debug_assertions) {
+                return e;
+            }
+        }
+        self.chip_extremes_now(chip)
+    }
+
+    /// `chip_extremes`, with the cache made on first use and refreshed when stale.
+    #[inline(never)]
+    fn chip_extremes_now(&mut self, chip: u32) -> ChipExtremes {
         if self.speed.chip_extremes.is_empty() {
             self.speed.chip_extremes = vec![ChipExtremes::STALE; self.layout.chips() as usize];
         }
@@ -340,8 +354,21 @@ impl Simulator {
 
     /// The detected steps `plane` offers a `Fastest` and a `Slowest` host write: its open block's
     /// for both, or, when it must open a block, its fastest and slowest free blocks'. `None`: no
-    /// page for a host write, or no variation. Cached per plane until its frontier moves.
+    /// page for a host write, or no variation. Cached per plane until its frontier moves. (The
+    /// cached answer inline, the work out of line, `offers_now`, as for `chip_extremes`.)
+    #[inline]
     fn offers(&mut self, plane: u32) -> Option<(u16, u16)> {
+        if let Some(&(seen, f, s)) = self.speed.frontier.get(plane as usize) {
+            if seen == self.ftl.planes[plane as usize].frontier_gen && !cfg!(debug_assertions) {
+                return (f != 0).then_some((f, s));
+            }
+        }
+        self.offers_now(plane)
+    }
+
+    /// `offers`, with the cache made on first use and refreshed when stale.
+    #[inline(never)]
+    fn offers_now(&mut self, plane: u32) -> Option<(u16, u16)> {
         if self.speed.frontier.is_empty() {
             self.speed.frontier = vec![(u32::MAX, 0, 0); self.layout.planes() as usize];
         }
