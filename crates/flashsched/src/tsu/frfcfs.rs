@@ -128,6 +128,13 @@ impl FrFcfs {
         self.chip_w[chip] as usize
     }
 
+    /// `queued_for_die` with one queue a chip: the die's entries among the chip's.
+    #[inline(never)]
+    fn queued_for_die_on_chip(&self, die: u32) -> usize {
+        let q = self.queue_of(die);
+        self.reads[q].iter().chain(&self.writes[q]).filter(|&&(_, d)| d == die).count() + self.aside_die[die as usize] as usize
+    }
+
     /// Whether `next` drains the chip's writes first: its write queue, the writes held aside
     /// included, is more than alpha% full.
     #[inline]
@@ -231,16 +238,16 @@ impl TransactionScheduler for FrFcfs {
     }
     #[inline]
     fn queued_for_die(&self, die: u32) -> usize {
-        let q = self.queue_of(die);
-        let (reads, writes) = (&self.reads[q], &self.writes[q]);
-        let aside = self.aside_die[die as usize] as usize;
-        // Asked for every host write by a load-weighing allocator: the die's own queues are
-        // counted, not searched (on an overloaded drive they hold thousands).
-        if !self.per_chip {
-            debug_assert!(reads.iter().chain(writes).all(|&(_, d)| d == die));
-            return reads.len() + writes.len() + aside;
+        // Asked for every host write by a load-weighing allocator, and by the simulator whenever
+        // a die may start or a program may pause: the die's own queues are counted, not searched
+        // (on an overloaded drive they hold thousands). The chip's shared queue is searched out
+        // of line: in line, its loop's registers cost every count a frame.
+        if self.per_chip {
+            return self.queued_for_die_on_chip(die);
         }
-        reads.iter().chain(writes).filter(|&&(_, d)| d == die).count() + aside
+        let d = die as usize;
+        debug_assert!(self.reads[d].iter().chain(&self.writes[d]).all(|&(_, x)| x == die));
+        self.reads[d].len() + self.writes[d].len() + self.aside_die[d] as usize
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let c = chip as usize;
