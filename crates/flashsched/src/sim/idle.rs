@@ -26,10 +26,20 @@ impl Simulator {
     }
 
     /// A die of `chip` finished: if the chip is now idle, give the idle task its turn after the
-    /// threshold (only when a task is configured: other runs schedule nothing).
+    /// threshold (only when a task is configured: other runs schedule nothing). Asked at every
+    /// operation's end, and the task most often has nothing for the chip: that is answered in
+    /// line, the rest out of line (`schedule_idle_turn`).
+    #[inline]
     pub(super) fn maybe_idle(&mut self, chip: u32) {
-        let has_work = self.idle_task.as_ref().is_some_and(|t| t.has_work(chip));
-        if has_work && self.chip_idle(chip) && !self.workload_over() {
+        if self.idle_task.as_ref().is_some_and(|t| t.has_work(chip)) {
+            self.schedule_idle_turn(chip);
+        }
+    }
+
+    /// `maybe_idle` for a chip the task has work for.
+    #[inline(never)]
+    fn schedule_idle_turn(&mut self, chip: u32) {
+        if self.chip_idle(chip) && !self.workload_over() {
             let gen = self.chip_gen[chip as usize];
             self.events.push(self.now + self.idle_threshold, Ev::ChipIdle(chip, gen));
         }

@@ -315,7 +315,7 @@ impl Slacker {
 
     /// Host transaction `id`, with `ahead` on its unit: its estimated completion (eq. 1), in its
     /// record and its request's track, which it returns.
-    #[inline]
+    #[inline(always)]
     fn estimate(&mut self, id: TxnId, txn: &Txn, ahead: Ahead) -> &mut Track {
         let now = txn.enqueued;
         let est_done = now + self.est.response(txn.die, txn.kind, ahead, now);
@@ -340,6 +340,31 @@ impl Slacker {
             self.n.used_wp += u64::from(t.used & USED_WP != 0);
             t.live.clear();
             self.spare.push(t.live);
+        }
+    }
+}
+
+impl Slacker {
+    /// `op_started` for a multi-plane command (`group` not empty), out of line.
+    #[inline(never)]
+    fn command_started(&mut self, die: u32, lead: &Txn, group: &[TxnId], txns: &[Txn], now: Time) {
+        let is_move = |t: &Txn| t.kind == TxnKind::GcWrite && !t.is_reprogram();
+        let moves = u32::from(is_move(lead)) + group.iter().filter(|&&t| is_move(&txns[t as usize])).count() as u32;
+        self.est.started(die, lead.kind, 1 + group.len() as u32, moves, now);
+        // A multi-plane read served during a pause: each page joined moves over the channel too,
+        // which the paused program waits for as well.
+        if lead.kind == TxnKind::HostRead && !self.paused[die as usize].0.is_empty() {
+            let extra = group.len() as u64 * self.est.lat.xfer;
+            for &w in &self.paused[die as usize].0 {
+                let s = &mut self.subs[w as usize].slack;
+                *s = s.saturating_sub(extra);
+            }
+            self.n.pause_reads += group.len() as u64;
+            for &r in group {
+                if let Some(t) = self.tracks.get_mut(txns[r as usize].req) {
+                    t.used |= USED_WP;
+                }
+            }
         }
     }
 }
@@ -500,23 +525,12 @@ impl TransactionScheduler for Slacker {
     }
     fn op_started(&mut self, die: u32, lead: &Txn, group: &[TxnId], txns: &[Txn], now: Time) {
         let is_move = |t: &Txn| t.kind == TxnKind::GcWrite && !t.is_reprogram();
-        let moves = u32::from(is_move(lead)) + group.iter().filter(|&&t| is_move(&txns[t as usize])).count() as u32;
-        self.est.started(die, lead.kind, 1 + group.len() as u32, moves, now);
-        // A multi-plane read served during a pause: each page joined moves over the channel too,
-        // which the paused program waits for as well.
-        if lead.kind == TxnKind::HostRead && !group.is_empty() && !self.paused[die as usize].0.is_empty() {
-            let extra = group.len() as u64 * self.est.lat.xfer;
-            for &w in &self.paused[die as usize].0 {
-                let s = &mut self.subs[w as usize].slack;
-                *s = s.saturating_sub(extra);
-            }
-            self.n.pause_reads += group.len() as u64;
-            for &r in group {
-                if let Some(t) = self.tracks.get_mut(txns[r as usize].req) {
-                    t.used |= USED_WP;
-                }
-            }
+        if group.is_empty() {
+            // One transaction (no multi-plane command): the usual case, kept small.
+            self.est.started(die, lead.kind, 1, u32::from(is_move(lead)), now);
+            return;
         }
+        self.command_started(die, lead, group, txns, now);
     }
     fn host_txn_done(&mut self, t: TxnId, txn: &Txn, now: Time) {
         let s = self.subs[t as usize];
