@@ -318,12 +318,20 @@ impl Die {
     }
 
     /// Bus time the other operations of a multi-plane command add to the leader's step:
-    /// `per_op` each, plus their bytes' transfer time on `data` (0 for a single-plane command).
-    #[inline]
+    /// `per_op` each, plus their bytes' transfer time on `data` (0 for a single-plane command,
+    /// answered in line: the compiler left the whole function out of line, and every transfer
+    /// paid its frame).
+    #[inline(always)]
     fn group_bus(&self, txns: &[Txn], per_op: u64, data: Option<&BusTiming>) -> u64 {
         if self.group.is_empty() {
             return 0;
         }
+        self.group_bus_of_command(txns, per_op, data)
+    }
+
+    /// `group_bus` for a multi-plane command.
+    #[inline(never)]
+    fn group_bus_of_command(&self, txns: &[Txn], per_op: u64, data: Option<&BusTiming>) -> u64 {
         let mut ns = 0;
         for &m in &self.group {
             ns += per_op + data.map_or(0, |bus| bus.transfer_ns(txns[m as usize].bytes as u64));
