@@ -142,6 +142,7 @@ impl Simulator {
     /// pause for queued host reads? Asked when a read arrives (`reader`) and when a host program
     /// starts or resumes (`None`: "at each potential pause point ... checks if there is a pending
     /// read", Slacker §4.2). Never while a suspension is already decided or in place.
+    #[inline]
     pub(super) fn write_pause_wanted(&mut self, die: u32, reader: Option<TxnId>) -> bool {
         let d = &self.flash.dies[die as usize];
         let lead = d.txn();
@@ -159,6 +160,14 @@ impl Simulator {
             }
             return false;
         }
+        self.ask_write_pause(die, lead, reader)
+    }
+
+    /// `write_pause_wanted` with something queued for the die: the scheduler is asked (out of
+    /// line: most programs start with nothing queued for their die).
+    #[inline(never)]
+    fn ask_write_pause(&mut self, die: u32, lead: TxnId, reader: Option<TxnId>) -> bool {
+        let d = &self.flash.dies[die as usize];
         if d.group().is_empty() {
             // One program (no multi-plane command): the scheduler is asked about it alone, with
             // no list built. (Asked at every host program's start: its cost showed.)
