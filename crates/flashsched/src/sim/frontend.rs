@@ -345,7 +345,8 @@ impl Simulator {
         let host = matches!(kind, TxnKind::HostRead | TxnKind::HostWrite);
         if host {
             let chip = self.layout.chip_of_die(die);
-            let busy = self.tsu.queued_on_chip(chip) > 0 || self.flash.chip_busy(chip);
+            // The chip's state first: a field, where the queue count may be a call.
+            let busy = self.flash.chip_busy(chip) || self.tsu.queued_on_chip(chip) > 0;
             self.reqs.items[req as usize].conflicted |= busy;
         }
         if self.take_at_once(t, die, host) {

@@ -214,12 +214,17 @@ impl Estimator {
     pub fn response(&self, die: u32, kind: TxnKind, ahead: Ahead, now: Time) -> u64 {
         let lat = &self.lat;
         let c = &self.units[self.unit(die) as usize];
-        // Eq. 3 and 4.
-        let rd_queue = f64::from(ahead.reads) * as_f64(lat.read) * adc_factor(c.rd, c.ard_ops, c.ard_cmds);
-        let queue = if kind.is_read() {
-            rd_queue
+        // Eq. 3 and 4. With nothing ahead (the usual case: the sub-request takes an idle die at
+        // once) the term is 0 whatever the factors, which are finite and positive.
+        let queue = if ahead.reads == 0 && ahead.writes == 0 {
+            0.0
         } else {
-            rd_queue + f64::from(ahead.writes) * as_f64(lat.write) * adc_factor(c.wr, c.awr_ops, c.awr_cmds)
+            let rd_queue = f64::from(ahead.reads) * as_f64(lat.read) * adc_factor(c.rd, c.ard_ops, c.ard_cmds);
+            if kind.is_read() {
+                rd_queue
+            } else {
+                rd_queue + f64::from(ahead.writes) * as_f64(lat.write) * adc_factor(c.wr, c.awr_ops, c.awr_cmds)
+            }
         };
         // Eq. 5.
         let served = c.rd + c.wr;
