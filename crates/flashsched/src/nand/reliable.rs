@@ -245,21 +245,38 @@ impl ReliableLatency {
         s.beyond[b] = if estimate == 1.0 { d.beyond_ecc } else { self.detector.detect(s.states.r_b(b), pe, 1.0).beyond_ecc };
     }
 
+    /// The array time and bus bytes of `op`. Programs, the most frequent, are priced here;
+    /// erases and reads out of line (`cost_other`): an erase re-detects its block's speed and a
+    /// read may work out its page's RBER, and with them here their registers cost every program
+    /// a frame. (Not in line itself: in line, the fixed model's callers grew and slowed.)
+    #[inline(never)]
     pub fn cost(&mut self, op: &NandOp, ctx: &NandCtx) -> ArrayCost {
+        if op.kind == NandOpKind::Program {
+            return self.program_cost(op, ctx);
+        }
+        self.cost_other(op, ctx)
+    }
+
+    #[inline]
+    fn program_cost(&mut self, op: &NandOp, ctx: &NandCtx) -> ArrayCost {
+        let block = ctx.layout.block_of(op.ppn);
+        let (ns, iterations) = self.programs.at(self.step_of(block, op.mode));
+        if self.ldpc.is_some() {
+            self.modes.set(op.ppn as usize, op.mode as u8);
+        }
+        self.programs_per_mode[op.mode as usize] += 1;
+        if let Some(s) = &mut self.speeds {
+            s.report.programs += 1;
+            s.report.program_ns_total += ns;
+        }
+        ArrayCost { array_ns: ns, bytes: op.bytes, level: 0, iterations }
+    }
+
+    /// `cost` of an erase or a read.
+    #[inline(never)]
+    fn cost_other(&mut self, op: &NandOp, ctx: &NandCtx) -> ArrayCost {
         match op.kind {
-            NandOpKind::Program => {
-                let block = ctx.layout.block_of(op.ppn);
-                let (ns, iterations) = self.programs.at(self.step_of(block, op.mode));
-                if self.ldpc.is_some() {
-                    self.modes.set(op.ppn as usize, op.mode as u8);
-                }
-                self.programs_per_mode[op.mode as usize] += 1;
-                if let Some(s) = &mut self.speeds {
-                    s.report.programs += 1;
-                    s.report.program_ns_total += ns;
-                }
-                ArrayCost { array_ns: ns, bytes: op.bytes, level: 0, iterations }
-            }
+            NandOpKind::Program => self.program_cost(op, ctx),
             NandOpKind::Erase => {
                 let block = ctx.layout.block_of(op.ppn);
                 self.redetect(block, ctx.wear.erase_count(block) + 1);
