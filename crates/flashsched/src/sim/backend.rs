@@ -485,6 +485,25 @@ impl Simulator {
     /// per write yet). A copyback GC move whose pages differ in parity (`ctrl::command`) sends
     /// the data out to the controller and back in: two page transfers on the program.
     fn place_write(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
+        // A host write at the drive's one program speed, pages staying in their planes and no
+        // speed-aware placement: the page mapped, the transaction told its page and mode. The
+        // rest out of line (`place_write_other`), whose registers made every program a frame.
+        if !self.cross_plane && !self.hil_places {
+            if let (TxnKind::HostWrite, Some(mode)) = (self.txns.get(t).kind, self.speed_fixed) {
+                self.ftl.program(lpn, ppn);
+                let w = self.txns.get_mut(t);
+                w.ppn = ppn;
+                w.mode = mode;
+                return;
+            }
+        }
+        self.place_write_other(t, lpn, ppn);
+    }
+
+    /// `place_write` for a GC move or re-program, under a program-speed policy, cross-plane
+    /// pages or speed-aware placement.
+    #[inline(never)]
+    fn place_write_other(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
         let old = if self.cross_plane { self.program_across_planes(lpn, ppn) } else { self.ftl.program(lpn, ppn) };
         let (kind, die) = {
             let x = self.txns.get(t);
