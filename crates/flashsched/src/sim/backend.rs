@@ -70,7 +70,7 @@ impl Simulator {
                 return;
             }
         } else if let crate::tsu::TsuSlot::Other(p) = &self.tsu {
-            if !d.is_occupied() && p.queued_for_die(die) == 0 && !self.requeue.is_armed(die) {
+            if self.tsu_counts && !d.is_occupied() && p.queued_for_die(die) == 0 && !self.requeue.is_armed(die) {
                 #[cfg(debug_assertions)]
                 {
                     let t = self.tsu.next(die, &self.txns.items);
@@ -149,7 +149,7 @@ impl Simulator {
         if !self.tsu_pauses || lead == NONE || d.pause_pending() || !self.txns.get(lead).kind.is_write() {
             return false;
         }
-        if reader.is_none() && self.tsu.queued_for_die(die) == 0 {
+        if reader.is_none() && self.tsu_counts && self.tsu.queued_for_die(die) == 0 {
             // At a pause point with nothing queued for the die, no read waits: the scheduler
             // would say no (the trait's contract). Asked at every host program's start, and
             // most find nothing queued; debug builds ask anyway and check.

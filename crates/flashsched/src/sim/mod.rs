@@ -197,6 +197,10 @@ pub struct Simulator {
     /// and pauses programs for reads (`pauses_programs`).
     tsu_observes: bool,
     tsu_pauses: bool,
+    /// The transaction scheduler's `queued_for_die` is a count (`counts_per_die`): an idle die
+    /// with nothing queued skips its start loop, and a program with nothing queued for its die
+    /// skips the pause question.
+    tsu_counts: bool,
     /// Tests: every transaction goes through its scheduler's queue (`take_at_once` never
     /// skips it), the path the skip must match.
     #[cfg(test)]
@@ -321,6 +325,7 @@ impl Simulator {
             hil,
             tsu_observes: tsu.observes(),
             tsu_pauses: tsu.pauses_programs(),
+            tsu_counts: tsu.counts_per_die(),
             #[cfg(test)]
             queue_always: false,
             erase_limit: s.resolved.int("device.erase_limit") as u32,

@@ -249,6 +249,9 @@ impl TransactionScheduler for FrFcfs {
         debug_assert!(self.reads[d].iter().chain(&self.writes[d]).all(|&(_, x)| x == die));
         self.reads[d].len() + self.writes[d].len() + self.aside_die[d] as usize
     }
+    fn counts_per_die(&self) -> bool {
+        !self.per_chip
+    }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let c = chip as usize;
         debug_assert_eq!(self.chip_n[c] as usize, self.queues_of_chip(c).map(|q| self.reads[q].len() + self.writes[q].len()).sum::<usize>(), "chip {chip}'s count drifted");

@@ -63,6 +63,13 @@ pub trait TransactionScheduler: Send {
     fn queued_on_chip(&self, chip: u32) -> usize;
     /// Transactions queued (not running) for a die.
     fn queued_for_die(&self, die: u32) -> usize;
+    /// Whether `queued_for_die` is a count, not a search of a queue shared with other dies: the
+    /// simulator then asks it before every start of an idle die and every program's pause
+    /// point, to skip `next` and `may_pause` (with one queue a chip on an overloaded drive the
+    /// search would cost more than what it skips).
+    fn counts_per_die(&self) -> bool {
+        true
+    }
     fn len(&self) -> usize;
 
     // Stalled writes kept aside (`sim::stall`): host writes an erase would have put back at the

@@ -474,6 +474,9 @@ impl TransactionScheduler for Slacker {
     fn queued_on_chip(&self, chip: u32) -> usize {
         self.base.queued_on_chip(chip)
     }
+    fn counts_per_die(&self) -> bool {
+        self.base.counts_per_die()
+    }
     fn queued_for_die(&self, die: u32) -> usize {
         self.base.queued_for_die(die)
     }
