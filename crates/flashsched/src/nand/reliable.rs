@@ -359,7 +359,6 @@ mod memo_tests {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -61,23 +61,16 @@ impl Simulator {
             return;
         }
         // With nothing queued (or held aside) for the die, `next` has nothing to give and, by the
-        // trait's contract, changes nothing: the loop is not entered. FCFS is asked inline, any
-        // other scheduler through its box (one call instead of the loop and a `next` that finds
-        // nothing; debug builds ask `next` anyway and check).
-        if let crate::tsu::TsuSlot::Fcfs(f) = &self.tsu {
-            use crate::tsu::TransactionScheduler;
-            if !d.is_occupied() && f.queued_for_die(die) == 0 && !self.requeue.is_armed(die) {
-                return;
+        // trait's contract, changes nothing: the loop is not entered. Asked when the scheduler's
+        // count is a count (`tsu_counts`; FCFS's in line, any other's through its box: one call
+        // instead of the loop and a `next` that finds nothing). Debug builds ask `next` anyway.
+        if self.tsu_counts && !d.is_occupied() && self.tsu.queued_for_die(die) == 0 && !self.requeue.is_armed(die) {
+            #[cfg(debug_assertions)]
+            {
+                let t = self.tsu.next(die, &self.txns.items);
+                debug_assert_eq!(t, None, "die {die}: nothing queued for it, yet `next` gave a transaction");
             }
-        } else if let crate::tsu::TsuSlot::Other(p) = &self.tsu {
-            if self.tsu_counts && !d.is_occupied() && p.queued_for_die(die) == 0 && !self.requeue.is_armed(die) {
-                #[cfg(debug_assertions)]
-                {
-                    let t = self.tsu.next(die, &self.txns.items);
-                    debug_assert_eq!(t, None, "die {die}: nothing queued for it, yet `next` gave a transaction");
-                }
-                return;
-            }
+            return;
         }
         self.start_die_loop(die);
     }
@@ -153,11 +146,7 @@ impl Simulator {
             // At a pause point with nothing queued for the die, no read waits: the scheduler
             // would say no (the trait's contract). Asked at every host program's start, and
             // most find nothing queued; debug builds ask anyway and check.
-            #[cfg(debug_assertions)]
-            {
-                let run: Vec<TxnId> = std::iter::once(lead).chain(d.group().iter().copied()).collect();
-                debug_assert!(!self.tsu.may_pause(die, &run, None, &self.txns.items), "die {die}: a pause with nothing queued for it");
-            }
+            debug_assert!(!self.ask_write_pause(die, lead, None), "die {die}: a pause with nothing queued for it");
             return false;
         }
         self.ask_write_pause(die, lead, reader)

@@ -342,13 +342,10 @@ impl Slacker {
             self.spare.push(t.live);
         }
     }
-}
 
-impl Slacker {
     /// `op_started` for a multi-plane command (`group` not empty), out of line.
     #[inline(never)]
     fn command_started(&mut self, die: u32, lead: &Txn, group: &[TxnId], txns: &[Txn], now: Time) {
-        let is_move = |t: &Txn| t.kind == TxnKind::GcWrite && !t.is_reprogram();
         let moves = u32::from(is_move(lead)) + group.iter().filter(|&&t| is_move(&txns[t as usize])).count() as u32;
         self.est.started(die, lead.kind, 1 + group.len() as u32, moves, now);
         // A multi-plane read served during a pause: each page joined moves over the channel too,
@@ -367,6 +364,12 @@ impl Slacker {
             }
         }
     }
+}
+
+/// A GC page move's program (Cntr_Move), not an idle-time re-program.
+#[inline]
+fn is_move(t: &Txn) -> bool {
+    t.kind == TxnKind::GcWrite && !t.is_reprogram()
 }
 
 impl TransactionScheduler for Slacker {
@@ -527,7 +530,6 @@ impl TransactionScheduler for Slacker {
         }
     }
     fn op_started(&mut self, die: u32, lead: &Txn, group: &[TxnId], txns: &[Txn], now: Time) {
-        let is_move = |t: &Txn| t.kind == TxnKind::GcWrite && !t.is_reprogram();
         if group.is_empty() {
             // One transaction (no multi-plane command): the usual case, kept small.
             self.est.started(die, lead.kind, 1, u32::from(is_move(lead)), now);
