@@ -143,6 +143,10 @@ pub(super) struct LazyRequeue {
     /// identity, not a count: under dynamic allocation other writes of the plane, relocated into
     /// it or returned from a stuck plane, are tried before it too.)
     last: Vec<TxnId>,
+    /// Planes whose `last` is set. Every host write that takes a page asks whether it was its
+    /// plane's last re-queued write; with none set (the usual case) the answer needs no look at
+    /// `last`, a per-plane array whose line is rarely in the cache.
+    pending: u32,
     cross_plane: bool,
     /// Write grouping: host writes of a plane go to two streams (open blocks), and a write of
     /// one may find a page where one of the other found none.
@@ -206,6 +210,7 @@ impl LazyRequeue {
             armed,
             armed_dies: 0,
             last: vec![NONE; planes],
+            pending: 0,
             cross_plane: sim.cross_plane,
             streams: sim.wear.grouping.is_some(),
             multi_die: f.adv.multi_die,
@@ -282,7 +287,7 @@ impl LazyRequeue {
         self.aside[p] -= 1;
         self.joined += 1;
         if self.aside[p] == 0 {
-            self.last[p] = NONE;
+            self.set_last(p, NONE);
         }
         w
     }
@@ -291,6 +296,14 @@ impl LazyRequeue {
     #[inline]
     pub(super) fn last_requeued(&self, plane: u32) -> TxnId {
         self.last[plane as usize]
+    }
+
+    /// `plane`'s last re-queued write is `t` (`NONE`: none), `pending` following.
+    #[inline]
+    fn set_last(&mut self, plane: usize, t: TxnId) {
+        let was = std::mem::replace(&mut self.last[plane], t) != NONE;
+        self.pending = self.pending + u32::from(t != NONE) - u32::from(was);
+        debug_assert_eq!(self.pending as usize, self.last.iter().filter(|&&l| l != NONE).count(), "planes with a last re-queued write");
     }
 
     /// Writes of `die` kept aside behind a re-queued write not yet tried, under FCFS (whose
@@ -370,7 +383,8 @@ impl Simulator {
         }
         self.requeue.aside[p] = aside;
         if aside > 0 {
-            self.requeue.last[p] = self.stalled[p][requeued - 1];
+            let t = self.stalled[p][requeued - 1];
+            self.requeue.set_last(p, t);
         }
         requeued
     }
@@ -400,10 +414,11 @@ impl Simulator {
     #[inline]
     pub(super) fn host_write_tried(&mut self, plane: u32, t: TxnId, stalled: bool) {
         let p = plane as usize;
-        if !self.requeue.on || self.requeue.last[p] != t {
+        // `pending` is 0 whenever the lazy re-queue is off.
+        if self.requeue.pending == 0 || self.requeue.last[p] != t {
             return;
         }
-        self.requeue.last[p] = NONE;
+        self.requeue.set_last(p, NONE);
         if self.requeue.held {
             return self.aside_at_head(plane, stalled);
         }
@@ -468,7 +483,8 @@ impl Simulator {
         self.requeue.put_back += requeued as u64;
         let aside = rest - requeued;
         if aside > 0 {
-            self.requeue.last[p] = self.stalled[p][start + requeued - 1];
+            let t = self.stalled[p][start + requeued - 1];
+            self.requeue.set_last(p, t);
         }
         self.requeue.aside[p] = aside as u32;
         match self.requeue.reinsert.iter().position(|&(q, _)| q == plane) {
