@@ -19,10 +19,11 @@ struct Pending {
     txns: Vec<TxnId>,
     dies: Vec<u32>,
     born: Time,
-    /// The index in `dies` of the die that kept it out of the last clump: asked first at the
-    /// next walk, where it is most often still busy. (The walk asks whether every die is free;
-    /// the order it asks in changes nothing, and PAQ cost +27% of FIFO's instructions on
-    /// bench8x8 asking them in `dies` order.)
+    /// The die that kept it out of the last clump (one of `dies`): asked first at the next walk,
+    /// where it is most often still busy. (The walk asks whether every die is free; the order
+    /// it asks in changes nothing, and PAQ cost +27% of FIFO's instructions on bench8x8 asking
+    /// them in `dies` order.) The die itself, not its index: a request turned away by it is
+    /// then decided from this record alone, without reading `dies`.
     blocker: u32,
 }
 
@@ -31,8 +32,10 @@ const LOOKAHEAD: usize = 256;
 
 pub struct Paq {
     max_age: u64,
-    /// Dies taken by the clump being formed, one bit each (reused between clumps).
+    /// Dies taken by the clump being formed, one bit each (reused between clumps), and whether
+    /// any bit is set.
     used: Vec<u64>,
+    used_any: bool,
     queue: VecDeque<Pending>,
     /// Released entries kept for reuse, so a request does not cost two allocations.
     spare: Vec<Pending>,
@@ -43,7 +46,7 @@ pub struct Paq {
 
 impl Paq {
     pub fn new(max_age: u64) -> Self {
-        Paq { max_age, used: Vec::new(), queue: VecDeque::new(), spare: Vec::new(), last_req: NONE, releasing: VecDeque::new(), held: 0 }
+        Paq { max_age, used: Vec::new(), used_any: false, queue: VecDeque::new(), spare: Vec::new(), last_req: NONE, releasing: VecDeque::new(), held: 0 }
     }
 }
 
@@ -56,7 +59,7 @@ impl DeviceQueue for Paq {
         if txn.req != self.last_req || self.queue.is_empty() {
             let mut p = self.spare.pop().unwrap_or(Pending { txns: Vec::new(), dies: Vec::new(), born: 0, blocker: 0 });
             p.born = txn.enqueued;
-            p.blocker = 0;
+            p.blocker = txn.die;
             self.queue.push_back(p);
             self.last_req = txn.req;
         }
@@ -71,7 +74,10 @@ impl DeviceQueue for Paq {
     fn pop(&mut self, _txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         if self.releasing.is_empty() && !self.queue.is_empty() {
             self.last_req = NONE; // the request being pushed is complete once we clump
-            self.used.iter_mut().for_each(|w| *w = 0);
+            // Most walks release nothing, leaving `used` clear for the next.
+            if std::mem::take(&mut self.used_any) {
+                self.used.iter_mut().for_each(|w| *w = 0);
+            }
             let taken = |used: &[u64], d: u32| used.get(d as usize / 64).is_some_and(|w| w & (1 << (d % 64)) != 0);
             let mut i = 0;
             let mut seen = 0;
@@ -82,16 +88,17 @@ impl DeviceQueue for Paq {
                 let old = device.now.saturating_sub(p.born) > self.max_age;
                 let blocked = |d: u32| taken(used, d) || (device.die_busy)(d);
                 let free = !old
-                    && !blocked(p.dies[p.blocker as usize])
-                    && match p.dies.iter().position(|&d| blocked(d)) {
-                        Some(j) => {
-                            p.blocker = j as u32;
+                    && !blocked(p.blocker)
+                    && match p.dies.iter().find(|&&d| blocked(d)) {
+                        Some(&d) => {
+                            p.blocker = d;
                             false
                         }
                         None => true,
                     };
                 if old || free {
                     let mut p = self.queue.remove(i).expect("index in range");
+                    self.used_any = true;
                     for &d in &p.dies {
                         let w = d as usize / 64;
                         if self.used.len() <= w {
