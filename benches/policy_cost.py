@@ -17,8 +17,9 @@ feature to act on (VIOS and WR/RR program speeds, Slacker's write pausing progra
 FIFO with that feature; both ratios are printed.
 
 `--instructions` counts instructions instead (`valgrind --tool=cachegrind --cache-sim=no`, one
-simulation each): deterministic, but on this project's measurements instructions understate what
-the policies cost in time (docs/performance.md, "Seventeenth step").
+simulation each): deterministic. Counted on a plain build they understate what the papers'
+policies cost in time, the profile-guided build taking more off FIFO's path than off theirs; on
+the profile-guided build they come within a few points (docs/performance.md, "Seventeenth step").
 """
 
 from __future__ import annotations
