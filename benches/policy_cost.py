@@ -104,7 +104,10 @@ def main() -> int:
     unknown = [n for n in a.only if n not in POLICIES]
     if unknown:
         sys.exit(f"unknown policy {', '.join(unknown)}; known: {', '.join(POLICIES)}")
-    names = list(POLICIES) if not a.only else list(dict.fromkeys(["fifo", *(b for n in a.only if (b := POLICIES[n][1])), *a.only]))
+    names = list(POLICIES)
+    if a.only:
+        bases = [POLICIES[n][1] for n in a.only if POLICIES[n][1]]
+        names = list(dict.fromkeys(["fifo", *bases, *a.only]))
 
     if a.instructions:
         counts = {n: instructions(a.bench, POLICIES[n][0]) for n in names}

@@ -245,10 +245,12 @@ fn first_of_streams(q: &std::collections::VecDeque<TxnId>, range: std::ops::Rang
 
 impl LazyRequeue {
     /// Whether `die` has kept-aside writes at the head of its writes, to resolve at its next
-    /// choice (`resolve_aside`).
+    /// choice (`resolve_aside`). Asked at every start of an idle die; with no die armed (the
+    /// usual case, and always when `held` is off) the count answers without the per-die array,
+    /// as `pending` does for `last`.
     #[inline]
     pub(super) fn is_armed(&self, die: u32) -> bool {
-        self.held && self.armed[die as usize] != NONE
+        self.armed_dies > 0 && self.armed[die as usize] != NONE
     }
 
     /// Dies whose kept-aside writes are at the head of their writes (`armed`).
