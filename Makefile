@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.flashsched-installed
-SOURCES := $(shell find crates python/flashsched -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.pyi' 2>/dev/null) Cargo.toml pyproject.toml tools/pgo.py benches/configs.py
+SOURCES := $(shell find crates python/flashsched -name '*.rs' -o -name '*.toml' -o -name '*.py' -o -name '*.pyi' 2>/dev/null) Cargo.toml pyproject.toml tools/pgo.py tools/install.py benches/configs.py
 
 # `make install NATIVE=1` (and `make bench NATIVE=1`, ...): compile for this machine's CPU
 # (`-C target-cpu=native`). Same results; 4% faster on the reference benchmark before the
@@ -38,6 +38,7 @@ RUSTC_VERSION := $(shell rustc -V 2>/dev/null)
 .PHONY: demo test test-rust test-python install bench docs clean FORCE
 
 $(BIN)/python:
+	@echo 'make: creating $(VENV) (a Python virtual environment) with maturin, the build tool; the first install then takes 2-7 minutes'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "maturin>=1.5,<2"
@@ -45,18 +46,20 @@ $(BIN)/python:
 $(FLAGS_FILE): $(BIN)/python FORCE
 	@echo '$(RUSTC_VERSION) $(RUSTFLAGS) PGO=$(PGO)' | cmp -s - $@ || echo '$(RUSTC_VERSION) $(RUSTFLAGS) PGO=$(PGO)' > $@
 
-# Build the native module in release mode and install the package with its test extras
-# (profile-guided unless PGO=0; tools/pgo.py exits with 3 when it cannot, and `auto` then falls
-# back to the plain build, which also replaces an instrumented module a failure left installed).
+# Build the native module in release mode as a wheel and install it with pip, with the test
+# extras (tools/install.py; profile-guided unless PGO=0; tools/pgo.py exits with 3 when it cannot,
+# and `auto` then falls back to the plain build, which also replaces an instrumented module a
+# failure left installed). Standard input is /dev/null: no step reads it, and a terminal there
+# is one thing less for the build tools to share.
 $(STAMP): $(BIN)/python $(FLAGS_FILE) $(SOURCES)
 	@rm -f $(PROFILE_PATH)
 	@if [ '$(PGO)' = 0 ]; then \
-	  VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test --quiet; \
+	  $(BIN)/python tools/install.py --venv $(VENV) < /dev/null; \
 	else \
-	  rc=0; $(BIN)/python tools/pgo.py --venv $(VENV) $(if $(filter 1,$(PGO)),--require) || rc=$$?; \
+	  rc=0; $(BIN)/python tools/pgo.py --venv $(VENV) $(if $(filter 1,$(PGO)),--require) < /dev/null || rc=$$?; \
 	  if [ $$rc = 3 ]; then \
 	    echo 'note: building without profile-guided optimisation (about 15% slower, same results)'; \
-	    VIRTUAL_ENV=$(abspath $(VENV)) $(BIN)/maturin develop --release --extras test --quiet; \
+	    $(BIN)/python tools/install.py --venv $(VENV) < /dev/null; \
 	  elif [ $$rc != 0 ]; then exit $$rc; fi; \
 	fi
 	touch $(STAMP)

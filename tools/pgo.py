@@ -18,9 +18,8 @@ the script say so and exit with status 3, and the Makefile falls back to a plain
 which also replaces an instrumented module the failure left installed; with `--require` the same
 is an error (status 1).
 
-The compiler flags go to cargo as `CARGO_ENCODED_RUSTFLAGS` (arguments separated by 0x1f), so
-that a profile path with spaces stays one argument; the caller's `RUSTFLAGS` (or
-`CARGO_ENCODED_RUSTFLAGS`), e.g. `-C target-cpu=native` from `make install NATIVE=1`, come first.
+Each build is a wheel built by `maturin build` and installed with pip (tools/install.py, which
+also says why not `maturin develop`); the profile's flags are added to the caller's `RUSTFLAGS`.
 
     python tools/pgo.py --venv .venv [--require]      # what `make install` runs
     python tools/pgo.py --bench [-- key=value ...]     # what `make bench` runs: bench8x8 with the profile
@@ -31,7 +30,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
@@ -59,6 +57,7 @@ REQUESTS = 30_000
 
 sys.path.insert(0, str(ROOT / "benches"))
 from configs import CONFIGS  # noqa: E402  (benches/configs.py: the configurations benches/ab.py compares)
+from install import build_and_install, cargo_env  # noqa: E402  (tools/install.py, beside this file)
 
 # (preset, overrides): every policy slot on the large reference drive, then the papers' own drives.
 TRAINING: list[tuple[str, list[str]]] = [("bench8x8", sets) for sets in CONFIGS.values()] + [
@@ -87,30 +86,6 @@ def find_profdata(install: bool) -> Path | None:
         if r.returncode != 0:
             say(f"rustup could not add llvm-tools: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else 'no message'}")
     return tool if tool.exists() else None
-
-
-def base_flags() -> list[str]:
-    """The caller's compiler flags, as cargo itself would read them."""
-    encoded = os.environ.get("CARGO_ENCODED_RUSTFLAGS")
-    if encoded is not None:
-        return [f for f in encoded.split("\x1f") if f]
-    return os.environ.get("RUSTFLAGS", "").split()
-
-
-def cargo_env(extra: list[str], target_dir: Path) -> dict[str, str]:
-    env = dict(os.environ, CARGO_ENCODED_RUSTFLAGS="\x1f".join(base_flags() + extra), CARGO_TARGET_DIR=str(target_dir))
-    env.pop("RUSTFLAGS", None)
-    return env
-
-
-def maturin(venv: Path, extra: list[str], target_dir: Path, extras: bool = True) -> None:
-    """`maturin develop` with these rustflags; with the test extras unless `extras` is false (the
-    second build: the first installed them, and pip would list each one again)."""
-    env = dict(cargo_env(extra, target_dir), VIRTUAL_ENV=str(venv))
-    cmd = [str(venv / "bin" / "maturin"), "develop", "--release", "--quiet"]
-    if extras:
-        cmd += ["--extras", "test"]
-    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
 
 
 def bench(args: list[str]) -> int:
@@ -181,8 +156,10 @@ def main() -> int:
 def build(venv: Path, tool: Path) -> Path | None:
     """Steps 1-3; the profile's path, or None (said why) when the training wrote no counts."""
     shutil.rmtree(RAW_DIR, ignore_errors=True)
-    say("1/3 instrumented build (target/pgo-gen)")
-    maturin(venv, ["-C", f"profile-generate={RAW_DIR}"], GEN_TARGET)
+    say("building flashsched twice, profile-guided (instrumented, trained, optimised): about 4-7 minutes "
+        "on 2 cores, more the first time, while crates download; `make install PGO=0` builds once")
+    say("1/3 instrumented build (target/pgo-gen, 1-3 minutes), installed with pip")
+    build_and_install(venv, ["-C", f"profile-generate={RAW_DIR}"], GEN_TARGET)
     # Build scripts ran instrumented too: only the training's counts are wanted.
     shutil.rmtree(RAW_DIR, ignore_errors=True)
     say(f"2/3 training: {len(TRAINING)} runs of {REQUESTS:,} requests")
@@ -198,8 +175,8 @@ def build(venv: Path, tool: Path) -> Path | None:
         old.unlink()
     MERGED.rename(profile)
     say(f"merged {len(raws)} profiles into {profile.relative_to(ROOT)}")
-    say("3/3 optimised build (target/pgo-use)")
-    maturin(venv, ["-C", f"profile-use={profile}"], USE_TARGET, extras=False)
+    say("3/3 optimised build (target/pgo-use, 1-3 minutes), installed with pip")
+    build_and_install(venv, ["-C", f"profile-use={profile}"], USE_TARGET, extras=False)
     return profile
 
 

@@ -1,4 +1,6 @@
-"""Regenerate the docs generated from code: ``python -m flashsched.gendocs`` (``make docs``).
+"""Regenerate the docs generated from code: ``python -m flashsched.gendocs`` (``make docs``), run
+from the repository's root (the package is installed from a wheel, so it does not know where the
+repository is).
 
 A test (python/tests/test_docs.py) fails when the committed copies are stale.
 """
@@ -10,22 +12,27 @@ from pathlib import Path
 
 from . import _core
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
-def generated() -> dict[Path, str]:
+def generated(root: Path) -> dict[Path, str]:
+    """The generated files under the repository `root`, with the text each should hold."""
     return {
-        ROOT / "docs" / "reference" / "config.md": _core.config_reference(),
-        ROOT / "docs" / "config.schema.json": _core.json_schema(),
-        ROOT / "docs" / "reference" / "policies.md": _core.policies_reference(),
+        root / "docs" / "reference" / "config.md": _core.config_reference(),
+        root / "docs" / "config.schema.json": _core.json_schema(),
+        root / "docs" / "reference" / "policies.md": _core.policies_reference(),
     }
 
 
 def main() -> int:
-    for path, text in generated().items():
+    root = Path.cwd()
+    if not ((root / "Cargo.toml").is_file() and (root / "docs").is_dir()):
+        print(f"error: {root} is not flashsched's repository (no Cargo.toml and docs/): run `make docs` "
+              "from the repository's root", file=sys.stderr)
+        return 2
+    for path, text in generated(root).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-        print(f"wrote {path.relative_to(ROOT)}", file=sys.stderr)
+        print(f"wrote {path.relative_to(root)}", file=sys.stderr)
     return 0
 
 

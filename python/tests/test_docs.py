@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_generated_docs_are_fresh() -> None:
-    for path, text in gendocs.generated().items():
+    for path, text in gendocs.generated(ROOT).items():
         assert path.exists(), f"{path} missing: run `make docs`"
         assert path.read_text() == text, f"{path} is stale: run `make docs`"
 
