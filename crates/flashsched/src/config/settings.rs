@@ -550,6 +550,12 @@ impl Settings {
             write_size: (r.bytes("workload.synthetic.write_size_mean"), r.bytes("workload.synthetic.write_size_sd")),
             profile: r.str("workload.synthetic.profile").to_string(),
         };
+        if synthetic.arrival == "onoff" && synthetic.on_ns == 0 {
+            err("workload.synthetic.on_time", "must be positive with arrival = \"onoff\": requests arrive only during the on periods".into());
+        }
+        if r.ns("host.cfq.slice") == 0 {
+            err("host.cfq.slice", "must be positive: a queue's turn of 0 ns would end before it dispatched anything".into());
+        }
         if synthetic.size_lognormal {
             for (p, v) in [("workload.synthetic.read_size_mean", synthetic.read_size.0), ("workload.synthetic.write_size_mean", synthetic.write_size.0)] {
                 if v == 0 {

@@ -10,6 +10,11 @@ pub use queue::EventQueue;
 /// Simulated time in nanoseconds.
 pub type Time = u64;
 
+/// The latest arrival a run accepts: 2^62 ns, about 146 years. Arrival times past it are refused
+/// where they are read (a trace line, a workload key), with the place named, so that an arrival
+/// plus its service and queueing times stays far below 2^64 and event times never wrap.
+pub const MAX_TIME: Time = 1 << 62;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Event<K> {
     pub time: Time,

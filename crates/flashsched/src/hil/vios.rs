@@ -497,8 +497,13 @@ impl Vios {
             }
             self.claimed = claimed;
         } else if self.releasing.is_empty() {
-            // Reads first; a write batch only when no read batch waits.
-            let read = !self.reads.batches.is_empty();
+            // Reads first; a write batch when no read batch waits, or when it is older than
+            // `max_age` and than the read queue's head (else a steady stream of reads would hold
+            // writes back for as long as it lasts, whatever `max_age` says).
+            let read = match (self.reads.batches.front(), self.writes.batches.front()) {
+                (Some(r), Some(w)) => !(device.now.saturating_sub(w.born) > self.max_age && w.born < r.born),
+                (r, _) => r.is_some(),
+            };
             let head = if read { self.reads.batches.front() } else { self.writes.batches.front() }?;
             let old = device.now.saturating_sub(head.born) > self.max_age;
             let fits = self.in_flight.len() + head.len <= self.queue_depth;
@@ -639,6 +644,29 @@ mod tests {
         assert_eq!(v.pop(&mut all, &view), None);
         // No other request waited for chip 0 when the write was issued: a slower block.
         assert_eq!(all[1].place, Placement::Slowest);
+    }
+
+    /// `max_age` protects writes from reads too: under the dispatch rules that issue whole chip
+    /// batches, a write batch older than `max_age` goes before a younger read batch, and one that
+    /// is not that old still waits for the reads.
+    #[test]
+    fn a_write_older_than_max_age_goes_before_younger_reads() {
+        let layout = tiny();
+        for d in [Dispatch::QueueDepth, Dispatch::IdleUnits] {
+            let mut v = Vios::new(layout, 1_000, 32).with_dispatch(d);
+            let idle = |_: u32| false;
+            let mut all = vec![Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0), Txn::new(TxnKind::HostRead, 1, 0, 0, 0, 0, 4096, 1_500)];
+            v.push(0, &all[0]);
+            v.push(1, &all[1]);
+            let young = DeviceView { now: 900, die_busy: &idle, chip_queued: &|_| 0 };
+            assert_eq!(v.pop(&mut all, &young), Some(1), "{d:?}: a write younger than max_age waits for the reads");
+            let mut v = Vios::new(layout, 1_000, 32).with_dispatch(d);
+            v.push(0, &all[0]);
+            v.push(1, &all[1]);
+            let aged = DeviceView { now: 2_000, die_busy: &idle, chip_queued: &|_| 0 };
+            assert_eq!(v.pop(&mut all, &aged), Some(0), "{d:?}: the write has waited past max_age");
+            assert_eq!(v.pop(&mut all, &aged), Some(1));
+        }
     }
 
     #[test]

@@ -57,7 +57,9 @@ impl LineParser for Fio {
             "add" | "open" | "close" => return Ok(None),
             "wait" if self.version == 2 => {
                 let us = parse_u64(f.get(2).ok_or("wait needs a delay in microseconds")?, "wait")?;
-                self.clock_us += us;
+                self.clock_us = self.clock_us.checked_add(us).ok_or_else(|| {
+                    format!("wait {us} us takes the log's clock past 2^64 us (the waits so far add up to {} us)", self.clock_us)
+                })?;
                 return Ok(None);
             }
             other => return Err(format!("unknown action \"{other}\"")),
@@ -88,6 +90,15 @@ mod tests {
         assert!(p.parse("/dev/sdb wait 250").unwrap().is_none());
         let r = p.parse("/dev/sdb write 4096 8192").unwrap().unwrap();
         assert_eq!((r.time_ns, r.op, r.offset, r.len), (250_000, Op::Write, 4096, 8192));
+    }
+
+    #[test]
+    fn v2_waits_past_2_64_us_are_an_error() {
+        let mut p = Fio::default();
+        p.parse("fio version 2 iolog").unwrap();
+        assert!(p.parse(&format!("/dev/sdb wait {}", u64::MAX - 5)).unwrap().is_none());
+        let e = p.parse("/dev/sdb wait 10").unwrap_err();
+        assert!(e.contains("past 2^64 us"), "{e}");
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::config::settings::TraceFormat;
+use crate::engine::MAX_TIME;
 
 /// What a host request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -213,8 +214,17 @@ impl TraceReader {
             }
             let base = *self.base.get_or_insert(rec.time_ns);
             let rel = rec.time_ns - base;
-            let mut t = if rel < 0 { 0 } else { rel.min(u64::MAX as i128 / 2) as u64 };
-            if t < self.last_ns {
+            if rel > MAX_TIME as i128 {
+                return Err(self.error(format!(
+                    "timestamp {} ns after the first request's is past the latest time a run can reach ({} ns, about 146 years): \
+                     is the time unit right?",
+                    rel, MAX_TIME
+                )));
+            }
+            // A record earlier than the previous one, the first included, is out of order: it is
+            // replayed at the previous record's time and counted.
+            let mut t = rel.max(0) as u64;
+            if rel < 0 || t < self.last_ns {
                 self.out_of_order += 1;
                 t = self.last_ns;
             }
@@ -301,7 +311,7 @@ pub(crate) fn parse_scaled(s: &str, digits: u32, what: &str) -> Result<i128, Str
     }
     let used = frac.len().min(digits as usize) as u32;
     f *= 10i128.pow(digits - used);
-    Ok(i * 10i128.pow(digits) + f)
+    i.checked_mul(10i128.pow(digits)).and_then(|i| i.checked_add(f)).ok_or_else(|| format!("{what} \"{s}\" is too large"))
 }
 
 pub(crate) fn parse_u64(s: &str, what: &str) -> Result<u64, String> {
@@ -390,6 +400,47 @@ mod tests {
         }
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    fn read_all(name: &str, format: TraceFormat, text: &str) -> (Result<Vec<TraceRecord>, TraceError>, u64, String) {
+        let dir = std::env::temp_dir().join(format!("flashsched-time-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        let mut r = TraceReader::open(&path, format, None, 'Q').unwrap();
+        let mut out = Vec::new();
+        let result = loop {
+            match r.next_record() {
+                Ok(Some(rec)) => out.push(rec),
+                Ok(None) => break Ok(out),
+                Err(e) => break Err(e),
+            }
+        };
+        std::fs::remove_dir_all(&dir).unwrap();
+        (result, r.out_of_order, path.display().to_string())
+    }
+
+    /// A timestamp the simulator cannot represent is an error at its line, not a clamped value.
+    #[test]
+    fn timestamps_past_the_latest_time_are_an_error_at_their_line() {
+        // MSR FILETIME ticks of 100 ns: the second line is 2^64 ns after the first.
+        let first = 128_166_385_295_514_663u128;
+        let past = first + (1u128 << 64) / 100;
+        let (r, _, path) = read_all("big.csv", TraceFormat::Msr, &format!("{first},hm,0,Read,0,4096,1\n{past},hm,0,Write,0,4096,1\n"));
+        let e = r.unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{path}:2: ")) && e.contains("past the latest time"), "{e}");
+        // A digit string too long for 128 bits is refused too, not wrapped.
+        let (r, _, _) = read_all("huge.csv", TraceFormat::Disksim, &format!("0.0 0 0 8 1\n{}.0 0 0 8 1\n", "9".repeat(38)));
+        assert!(r.unwrap_err().to_string().contains("too large"));
+    }
+
+    /// A record earlier than the first is out of order like any record earlier than the one before.
+    #[test]
+    fn a_record_before_the_first_is_counted_out_of_order() {
+        let (r, ooo, _) = read_all("early.trace", TraceFormat::Mqsim, "1000 0 0 8 1\n500 0 8 8 1\n2000 0 16 8 1\n");
+        let times: Vec<u64> = r.unwrap().iter().map(|t| t.time_ns).collect();
+        assert_eq!(times, vec![0, 0, 1000]);
+        assert_eq!(ooo, 1);
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub use synthetic::Synthetic;
 use serde_json::{json, Value};
 
 use crate::config::Settings;
-use crate::engine::Time;
+use crate::engine::{Time, MAX_TIME};
 use crate::trace::{Op, TraceError};
 
 /// One host request as the simulator receives it.
@@ -157,7 +157,20 @@ impl Workload for Shaped {
         let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
         let base = *self.base.get_or_insert(r.arrival);
         let rel = r.arrival - base;
-        r.arrival = if self.scale == 1.0 { rel } else { (rel as f64 * self.scale).round() as u64 };
+        if self.scale != 1.0 {
+            let scaled = (rel as f64 * self.scale).round();
+            if scaled > MAX_TIME as f64 {
+                return Err(TraceError {
+                    file: self.file.clone(),
+                    line: r.line,
+                    message: format!(
+                        "at {rel} ns, scaled by workload.time_scale = {}, this request would arrive at {scaled:.0} ns, past the latest time a run can reach ({MAX_TIME} ns, about 146 years)",
+                        self.scale
+                    ),
+                });
+            }
+            r.arrival = scaled as u64;
+        }
         if self.past_end(&r) {
             if self.fold_error {
                 return Err(TraceError {

@@ -10,6 +10,7 @@ use super::{HostRequest, Workload};
 use crate::config::settings::SyntheticSettings;
 use crate::config::Settings;
 use crate::engine::rng::{self, Rng};
+use crate::engine::MAX_TIME;
 use crate::trace::{Op, TraceError};
 
 pub struct Synthetic {
@@ -103,11 +104,20 @@ impl Synthetic {
                 // on/off: Poisson inside bursts; a gap that crosses the end of a burst resumes at
                 // the start of the next one.
                 let mut t = self.now + mean * { let e: f64 = Exp1.sample(&mut self.rng); e };
+                let (on, off) = (self.p.on_ns as f64, self.p.off_ns as f64);
+                // Each burst crossed moves the gap's end by one off period and uses up one on
+                // period of it: skip all but the last burst at once (a long gap over short bursts
+                // would otherwise loop once a burst), then step as before. on_time > 0 is checked.
+                let bursts = ((t - self.on_end) / on).ceil();
+                if bursts > 2.0 {
+                    let skip = bursts - 2.0;
+                    t += skip * off;
+                    self.on_end += skip * (on + off);
+                }
                 while t > self.on_end {
-                    let period = (self.p.on_ns + self.p.off_ns) as f64;
-                    let next_on = self.on_end + self.p.off_ns as f64;
+                    let next_on = self.on_end + off;
                     t = next_on + (t - self.on_end);
-                    self.on_end += period;
+                    self.on_end += on + off;
                 }
                 t
             }
@@ -187,6 +197,18 @@ impl Workload for Synthetic {
             return Ok(None);
         }
         let t = self.next_arrival();
+        if t > MAX_TIME as f64 {
+            return Err(TraceError {
+                file: "workload.synthetic".into(),
+                line: 0,
+                message: format!(
+                    "request {} would arrive at {t:.0} ns, past the latest time a run can reach ({MAX_TIME} ns, about 146 years): \
+                     workload.synthetic.interarrival ({} ns) is too long for this many requests",
+                    self.made + 1,
+                    self.p.interarrival_ns
+                ),
+            });
+        }
         self.now = t;
         let op = if self.rng.random::<f64>() < self.p.read_ratio { Op::Read } else { Op::Write };
         if !self.recurring.is_empty() {

@@ -117,3 +117,58 @@ fn recurring_extents_are_rewritten_whole_and_replaced_over_time() {
     let share = recurring.iter().map(|(_, &n)| n).sum::<usize>() as f64 / writes as f64;
     assert!((0.4..0.6).contains(&share), "{share}");
 }
+
+/// A gap far longer than the bursts crosses millions of them in one step: 1 ns on, 1 ns off and a
+/// 10 s mean gap used to loop once a burst (about 10^9 times an arrival). The arrivals still fall
+/// only in on periods, and their mean gap is the configured one plus the off time crossed.
+#[test]
+fn onoff_with_gaps_much_longer_than_bursts_is_quick_and_exact() {
+    let sets = ["workload.synthetic.arrival=onoff", "workload.synthetic.interarrival=10s", "workload.synthetic.on_time=1ns", "workload.synthetic.off_time=1ns"];
+    let mut all: Vec<String> = vec!["workload.kind=synthetic".into(), "workload.synthetic.requests=2000".into()];
+    all.extend(sets.iter().map(|s| s.to_string()));
+    let s = config::load(Some("tiny"), None, &all).unwrap();
+    let mut w = workload::build(&s).unwrap();
+    let mut reqs = Vec::new();
+    while let Some(r) = w.next_request().unwrap() {
+        reqs.push(r);
+    }
+    assert_eq!(reqs.len(), 2000);
+    assert!(reqs.windows(2).all(|w| w[0].arrival <= w[1].arrival));
+    // Half the time is off: a 10 s gap of on time spans about 20 s of simulated time.
+    let mean_gap = reqs.last().unwrap().arrival as f64 / 1999.0;
+    assert!((mean_gap - 20e9).abs() < 2e9, "mean gap {mean_gap}");
+}
+
+/// Settings under which no arrival can ever be made are refused before the run.
+#[test]
+fn zero_length_periods_that_could_never_end_are_refused() {
+    for (sets, key) in [
+        (vec!["workload.synthetic.arrival=onoff", "workload.synthetic.on_time=0ns", "workload.synthetic.off_time=0ns"], "workload.synthetic.on_time"),
+        (vec!["workload.synthetic.arrival=onoff", "workload.synthetic.on_time=0ns", "workload.synthetic.off_time=1ms"], "workload.synthetic.on_time"),
+        (vec!["host.scheduler=cfq", "host.cfq.slice=0ns"], "host.cfq.slice"),
+    ] {
+        let mut all: Vec<String> = vec!["workload.kind=synthetic".into()];
+        all.extend(sets.iter().map(|s| s.to_string()));
+        let e = config::load(Some("tiny"), None, &all).err().unwrap_or_else(|| panic!("{sets:?} accepted")).to_string();
+        assert!(e.contains(&format!("{key}: must be positive")), "{sets:?}: {e}");
+    }
+}
+
+/// An arrival time past what a run can represent is an error naming the key, not a wrapped clock.
+#[test]
+fn arrivals_past_the_latest_time_are_an_error() {
+    let all: Vec<String> = ["workload.kind=synthetic", "workload.synthetic.requests=10", "workload.synthetic.arrival=fixed", "workload.synthetic.interarrival=1000000000s"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let s = config::load(Some("tiny"), None, &all).unwrap();
+    let mut w = workload::build(&s).unwrap();
+    let e = loop {
+        match w.next_request() {
+            Ok(Some(_)) => continue,
+            Ok(None) => panic!("every arrival accepted"),
+            Err(e) => break e.to_string(),
+        }
+    };
+    assert!(e.contains("workload.synthetic") && e.contains("past the latest time") && e.contains("interarrival"), "{e}");
+}

@@ -114,6 +114,25 @@ fn device_filter_skip_limit_and_time_scale() {
     assert!(r.request_log.iter().any(|x| x.offset == 21 * 8 * 512));
 }
 
+/// A time scale that takes an arrival past the latest representable time is an error at the
+/// trace line, not a clock that wraps (an hour-long trace at 10^9 used to end in microseconds).
+#[test]
+fn a_time_scale_past_the_latest_time_is_an_error_at_the_line() {
+    let lines: Vec<String> = (0..4u64).map(|i| format!("{} 0 {} 8 1", i * 1_200_000_000_000, i * 8)).collect();
+    let t = super::TempTrace::new("hour.trace", &lines);
+    let s = config::load(
+        Some("tiny"),
+        None,
+        &["workload.kind=trace".into(), format!("workload.trace.path={}", t.path.display()), "workload.time_scale=1e9".into()],
+    )
+    .unwrap();
+    let e = match run(&s, &RunOptions::default(), &mut |_| true) {
+        Ok(_) => panic!("a run past 2^62 ns completed"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains(&format!("{}:2: ", t.path.display())) && e.contains("workload.time_scale") && e.contains("past the latest time"), "{e}");
+}
+
 /// Every host scheduler replays every shared trace without losing a request.
 #[test]
 fn every_host_policy_completes_every_shared_trace() {

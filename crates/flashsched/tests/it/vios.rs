@@ -2,6 +2,7 @@
 //! blocks differ (process variation) and a chip has several planes.
 
 use super::{req, run_lines};
+use flashsched::trace::Op;
 use flashsched::RunResult;
 
 const PAGE: u64 = 4096;
@@ -112,5 +113,31 @@ fn sub_request_dispatch_on_the_vios_drive_completes_every_request() {
         let r = flashsched::run(&s, &opts, &mut |_| true).unwrap_or_else(|e| panic!("{policy:?}: {e}"));
         assert_eq!(r.json["flashsched"]["requests_completed"], 2000, "{policy:?}");
         assert_eq!(r.json["ssd"]["invariants"], "ok", "{policy:?}");
+    }
+}
+
+/// `hil.vios.max_age` bounds a write's wait behind a steady stream of reads under the dispatch
+/// rules that issue whole chip batches: a write arriving among reads that keep the read queue
+/// busy for 60 ms is issued about `max_age` after it arrived, not when the reads stop.
+#[test]
+fn max_age_bounds_a_writes_wait_behind_a_steady_read_stream() {
+    let mut lines = Vec::new();
+    // Reads of written pages every 10 us for 60 ms (faster than the tiny drive serves them),
+    // with one write 1 ms in.
+    for i in 0..6000u64 {
+        lines.push(req(i * 10_000, (i * 2654435761 % 4000) * PAGE, PAGE, true));
+    }
+    lines.push(req(1_000_000, 5000 * PAGE, PAGE, false));
+    lines.sort_by_key(|l| l.split(' ').next().unwrap().parse::<u64>().unwrap());
+    for dispatch in ["queue_depth", "idle_units"] {
+        let d = format!("hil.vios.dispatch=\"{dispatch}\"");
+        let sets = ["hil.scheduler=\"vios\"", "hil.vios.max_age=\"1ms\"", d.as_str(), "ftl.precondition.fill=0.9"];
+        let r = run_lines("tiny", &format!("maxage-{dispatch}"), &lines, &sets);
+        let write = r.request_log.iter().find(|x| x.op == Op::Write).expect("the write completed");
+        let latency = write.complete_ns - write.arrival_ns;
+        // Reads keep coming: without the guard the write waits for the whole stream (~60 ms).
+        let last_read = r.request_log.iter().filter(|x| x.op == Op::Read).map(|x| x.complete_ns).max().unwrap();
+        assert!(last_read > 20_000_000, "{dispatch}: the reads must outlast the write's wait ({last_read} ns)");
+        assert!(latency < 5_000_000, "{dispatch}: the write waited {latency} ns with max_age = 1 ms");
     }
 }
