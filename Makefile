@@ -8,8 +8,8 @@ SOURCES := $(shell find crates python/flashsched -name '*.rs' -o -name '*.toml' 
 
 # `make install NATIVE=1` (and `make bench NATIVE=1`, ...): compile for this machine's CPU
 # (`-C target-cpu=native`). Same results; 4% faster on the reference benchmark before the
-# install was profile-guided, no faster with it when last measured (docs/performance.md, "Eighth
-# step"); the build then runs only on CPUs with this one's instruction set, so
+# install was profile-guided, no faster with it when last measured (docs/performance.md, "Reference
+# numbers"); the build then runs only on CPUs with this one's instruction set, so
 # leave it off for a virtual environment that workers on other machines share.
 NATIVE ?= 0
 ifneq ($(filter-out 0 1,$(NATIVE)),)

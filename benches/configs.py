@@ -31,7 +31,7 @@ CONFIGS: dict[str, list[str]] = {
         "ftl.precondition.fill=1.0",
         "ftl.precondition.overwrites=0.5",
     ],
-    # FCFS (whose idle dies skip the queue, docs/performance.md "Seventh step") with program and
+    # FCFS (whose idle dies skip the queue) with program and
     # erase suspension for reads and some GC; and with RR/WR's idle-time re-programs.
     "suspend_gc": [
         "device.suspend.program=true",

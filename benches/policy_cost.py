@@ -19,7 +19,7 @@ FIFO with that feature; both ratios are printed.
 `--instructions` counts instructions instead (`valgrind --tool=cachegrind --cache-sim=no`, one
 simulation each): deterministic. Counted on a plain build they understate what the papers'
 policies cost in time, the profile-guided build taking more off FIFO's path than off theirs; on
-the profile-guided build they come within a few points (docs/performance.md, "Seventeenth step").
+the profile-guided build they come within a few points (docs/performance.md, "Cost of the policies").
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
 //! a few bytes at a time all over the table as blocks open: with 4 KiB pages each touch of a new
 //! page is a page fault, and a fault costs microseconds (more in a virtual machine). A 2 MiB page
 //! faults once for 512 of them. What was measured is the faults: 12,700 -> 6,500 a run on
-//! bench8x8, with the mapping's slabs and the statistics made lazily (docs/performance.md,
-//! "Third step"); the tables' advice alone, without them, showed no gain in wall time.
+//! bench8x8, with the mapping's slabs and the statistics made lazily (measured when the
+//! change was made; git log has the numbers); the tables' advice alone, without them, showed no gain in wall time.
 //! Linux's transparent huge pages are often enabled only for memory that asks for them
 //! (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`): these helpers ask, with
 //! `madvise(MADV_HUGEPAGE)`, before the table's pages are first touched. Elsewhere, or when the
@@ -19,7 +19,7 @@ const HUGE: usize = 2 << 20;
 /// huge pages. Zeroed memory from the allocator (`calloc`), which gets it from the OS without
 /// writing it: a table of records is then resident only where it is touched, as `zeroed` is. (A
 /// table filled with a non-zero record is written whole before the run starts: 16 MB of block
-/// records on the reference drive, docs/performance.md, "Seventh step".)
+/// records on the reference drive, measured when the change was made.)
 pub(crate) fn zeroed_records<T: ZeroValid>(n: usize) -> Vec<T> {
     const { assert!(std::mem::size_of::<T>() > 0, "zeroed_records is for records with a size") };
     let layout = std::alloc::Layout::array::<T>(n).expect("a table's size fits the address space");

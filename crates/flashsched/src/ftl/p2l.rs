@@ -9,7 +9,7 @@
 //! grown by doubling and filled with a marker: every growth copied the whole map into fresh pages,
 //! and together with the fill that was a third of the reference benchmark's page faults (in this
 //! virtual machine a fault, and the zeroing of the huge page behind it, is the costliest thing a
-//! short run does outside the simulation; docs/performance.md, "Seventh step"). Entries are never
+//! short run does outside the simulation; docs/performance.md, "What limits the speed"). Entries are never
 //! read before they are written (only valid pages' entries are read, and each is written when its
 //! page is programmed), so a slot needs no fill, not even when it is reused.
 

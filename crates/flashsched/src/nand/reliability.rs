@@ -205,7 +205,7 @@ pub struct Detector {
     /// an exact estimate (`passes(rw, f, 1.0)`), found by bisection over the floating-point
     /// numbers; negative when none passes. The test is monotone in `rw`, so it holds exactly
     /// when `rw <= threshold`: detection with `estimate = 1.0` (every block at the start of a
-    /// run) compares instead of multiplying (docs/performance.md, "Eighth step"). Kept only
+    /// run) compares instead of multiplying. Kept only
     /// when they do not fall from step to step (the step factors do not grow as the steps
     /// fall: γ ≥ 0, every real model), so that the first step passed is the number of
     /// thresholds below `rw`; empty otherwise, and detection runs the test.

@@ -6,7 +6,7 @@
 //! find none either, at the same instant, and stall again. On an overloaded drive (an open-loop
 //! trace faster than GC) tens of thousands of writes wait for a plane, and re-queueing all of them
 //! at each of its erases made such runs quadratic: 600 million retried starts for 100,000
-//! requests (docs/performance.md, "Ninth step").
+//! requests (docs/performance.md, "Overloaded drives: what is and is not retried").
 //!
 //! `LazyRequeue` gives the same run without most of the retries that cannot succeed. An erase re-queues
 //! only as many of the plane's stalled writes as can take a page now plus one (an upper bound on
