@@ -115,21 +115,24 @@ class Result:
     the flat one-row summary; ``requests`` the per-request log (when asked for with
     ``request_log=True``); ``intervals`` the interval statistics (when ``stats.interval`` is set);
     ``lat_logs`` the fio-style latency logs written (``write_lat_log``); ``request_log_file`` the
-    per-request log streamed to disk (``request_log_file``).
+    per-request log streamed to disk (``request_log_file``); ``intervals_file`` the interval
+    statistics streamed to disk (``intervals_file``).
     """
 
     # A plain class rather than a dataclass: importing `dataclasses` cost the CLI 20 ms.
-    __slots__ = ("json", "summary", "interval_lines", "request_columns", "lat_logs", "request_log_file")
+    __slots__ = ("json", "summary", "interval_lines", "request_columns", "lat_logs", "request_log_file",
+                 "intervals_file")
 
     def __init__(self, json: dict[str, Any], summary: dict[str, Any], interval_lines: list[str] | None = None,
                  request_columns: dict[str, list[Any]] | None = None, lat_logs: list[Path] | None = None,
-                 request_log_file: Path | None = None) -> None:
+                 request_log_file: Path | None = None, intervals_file: Path | None = None) -> None:
         self.json = json
         self.summary = summary
         self.interval_lines = interval_lines if interval_lines is not None else []
         self.request_columns = request_columns
         self.lat_logs = lat_logs if lat_logs is not None else []
         self.request_log_file = request_log_file
+        self.intervals_file = intervals_file
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
@@ -195,6 +198,9 @@ class Result:
     def intervals(self) -> pd.DataFrame:
         import pandas as pd
 
+        if self.intervals_file is not None:
+            with open(self.intervals_file) as f:
+                return pd.DataFrame([json.loads(line) for line in f])
         return pd.DataFrame([json.loads(line) for line in self.interval_lines])
 
     @property
@@ -214,6 +220,7 @@ def simulate(
     json_plus: bool = False,
     write_lat_log: str | os.PathLike[str] | None = None,
     request_log_file: str | os.PathLike[str] | None = None,
+    intervals_file: str | os.PathLike[str] | None = None,
     **overrides: Any,
 ) -> Result:
     """Run one simulation and return its :class:`Result`.
@@ -230,11 +237,17 @@ def simulate(
     --request-log`` does (CSV, or Parquet when the name ends in .parquet): memory does not grow with
     the number of requests. Both latency logs and request log files are written to temporary files
     and appear only when the run succeeds; an error or Ctrl-C leaves nothing behind.
+
+    ``intervals_file`` streams the interval statistics (``stats.interval`` must be set) to that JSON
+    Lines file as each window closes, as ``flashsched run --intervals`` does; ``Result.intervals``
+    then reads them back from it. Without it they are kept in memory. Either way a run stops with a
+    ConfigError if it would make more than ``stats.max_intervals`` windows.
     """
     all_sets = workload_sets(workload, format) + list(sets) + overrides_to_sets(overrides)
     return simulate_sources(_sources(config), all_sets, request_log=request_log,
                             full_invariant_check=full_invariant_check, progress=progress,
-                            json_plus=json_plus, write_lat_log=write_lat_log, request_log_file=request_log_file)
+                            json_plus=json_plus, write_lat_log=write_lat_log, request_log_file=request_log_file,
+                            intervals_file=intervals_file)
 
 
 def lat_log_paths(prefix: str | os.PathLike[str]) -> list[Path]:
@@ -250,7 +263,8 @@ def simulate_sources(sources: list[tuple[str, str, str]], sets: list[str], *, re
                      progress: Callable[[float, int, int, int], Any] | None = None,
                      json_plus: bool = False, write_lat_log: str | os.PathLike[str] | None = None,
                      request_log_file: str | os.PathLike[str] | None = None,
-                     request_log_csv: str | os.PathLike[str] | None = None) -> Result:
+                     request_log_csv: str | os.PathLike[str] | None = None,
+                     intervals_file: str | os.PathLike[str] | None = None) -> Result:
     """:func:`simulate` with the configuration already as native sources (used by sweeps).
     ``request_log_csv`` streams the per-request log to exactly that CSV file (the CLI's staging
     file, :func:`flashsched.output.streamed_request_log`)."""
@@ -264,8 +278,9 @@ def simulate_sources(sources: list[tuple[str, str, str]], sets: list[str], *, re
     staging: Any = streamed_request_log(target) if target is not None else contextlib.nullcontext(request_log_csv)
     with staging as staged:
         csv = os.fspath(staged) if staged is not None else None
+        intervals_path = os.fspath(intervals_file) if intervals_file is not None else None
         text, summary, intervals, log = _core.simulate(sources, sets, request_log, full_invariant_check, progress,
-                                                       json_plus, prefix, csv)
+                                                       json_plus, prefix, csv, intervals_path)
         if target is not None:
             commit_request_log(staged, target)
     return Result(
@@ -275,6 +290,7 @@ def simulate_sources(sources: list[tuple[str, str, str]], sets: list[str], *, re
         request_columns=log,
         lat_logs=lat_logs,
         request_log_file=target,
+        intervals_file=Path(intervals_file) if intervals_file is not None else None,
     )
 
 

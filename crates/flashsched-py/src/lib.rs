@@ -107,9 +107,11 @@ fn file_sinks(csv_path: Option<&str>, lat_log: Option<&str>) -> Result<Option<Bo
 /// `request_log_csv` streams it to that CSV file during the run instead (memory does not grow with
 /// the run). `json_plus` adds fio's latency `bins`; `lat_log` is a prefix for fio-style latency
 /// logs (PREFIX_lat.1.log, PREFIX_clat.1.log, PREFIX_slat.1.log), also streamed during the run.
+/// `intervals_file` streams the interval statistics (`stats.interval`) to that JSON Lines file as
+/// each window closes (the returned interval lines are then empty).
 /// Files appear only when the run succeeds (OSError naming the file if they cannot be written).
 #[pyfunction]
-#[pyo3(signature = (sources, sets, request_log=false, full_invariant_check=false, progress=None, json_plus=false, lat_log=None, request_log_csv=None))]
+#[pyo3(signature = (sources, sets, request_log=false, full_invariant_check=false, progress=None, json_plus=false, lat_log=None, request_log_csv=None, intervals_file=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -121,6 +123,7 @@ fn simulate(
     json_plus: bool,
     lat_log: Option<String>,
     request_log_csv: Option<String>,
+    intervals_file: Option<String>,
 ) -> PyResult<(String, Vec<(String, String)>, Vec<String>, Option<Py<PyDict>>)> {
     let s = settings(py, sources, sets)?;
     let opts = RunOptions { request_log, full_invariant_check, json_plus };
@@ -148,7 +151,7 @@ fn simulate(
                 true
             })
         };
-        flashsched::run_with_sink(&s, &opts, sink, &mut hook)
+        flashsched::run_with_outputs(&s, &opts, sink, intervals_file.as_deref().map(Path::new), &mut hook)
     });
     if interrupted {
         return Err(PyKeyboardInterrupt::new_err("simulation interrupted"));

@@ -8,7 +8,7 @@
 
 use std::io::BufRead;
 
-use crate::sim::RequestLogRow;
+use crate::sink::RequestLogRow;
 use crate::trace::Op;
 
 /// One request as the other simulator answered it.

@@ -62,6 +62,7 @@ pub mod nand;
 pub mod policies;
 pub mod report;
 pub mod sim;
+pub mod sink;
 pub mod stats;
 pub mod trace;
 pub mod tsu;
@@ -71,8 +72,8 @@ pub mod workload;
 use std::time::Instant;
 
 pub use config::Settings;
-pub use report::request_log::{OutputError, RequestSink};
-pub use sim::{Progress, RequestLogRow, SimError};
+pub use sim::{Progress, SimError};
+pub use sink::{OutputError, RequestLogRow, RequestSink};
 
 /// Any failure of a run, by layer. The CLI maps `Config`, `Trace` and `Output` to exit code 2, the
 /// rest to 1.
@@ -137,6 +138,19 @@ pub fn run_with_sink(
     sink: Option<Box<dyn RequestSink>>,
     hook: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<RunResult, Error> {
+    run_with_outputs(s, opts, sink, None, hook)
+}
+
+/// [`run_with_sink`], streaming the interval statistics (`stats.interval`) to the JSON Lines file
+/// `intervals` as each window closes (then `RunResult::intervals` is empty): the run's memory does
+/// not grow with its windows. The file appears only when the run succeeds.
+pub fn run_with_outputs(
+    s: &Settings,
+    opts: &RunOptions,
+    sink: Option<Box<dyn RequestSink>>,
+    intervals: Option<&std::path::Path>,
+    hook: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<RunResult, Error> {
     let t0 = Instant::now();
     let unix_time_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -145,19 +159,38 @@ pub fn run_with_sink(
     let workload = workload::build(s)?;
     let mut sinks: Vec<Box<dyn RequestSink>> = Vec::new();
     if opts.request_log {
-        sinks.push(Box::new(report::request_log::MemorySink::default()));
+        sinks.push(Box::new(sink::MemorySink::default()));
     }
     sinks.extend(sink);
+    let interval_file = match intervals {
+        Some(path) if s.stats_interval_ns > 0 => Some(sink::IntervalFile::create(path)?),
+        Some(_) => {
+            let origin = s.resolved.origin("stats.interval").to_string();
+            let message = "must be positive to write interval statistics to a file, e.g. stats.interval = \"10ms\"".to_string();
+            return Err(Error::Config(config::ConfigErrors::one(config::ConfigError::new("stats.interval", &origin, message))));
+        }
+        None => None,
+    };
     let sim = sim::Simulator::new(s, workload)?
-        .with_request_sink(report::request_log::combine(sinks))
+        .with_request_sink(sink::combine(sinks))
+        .with_interval_file(interval_file)
         .with_full_invariant_check(opts.full_invariant_check);
     let setup_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let mut outcome = sim.run(hook)?;
+    let mut outcome = match sim.run(hook) {
+        Err(e @ SimError::TooManyIntervals { .. }) => {
+            let origin = s.resolved.origin("stats.interval").to_string();
+            return Err(Error::Config(config::ConfigErrors::one(config::ConfigError::new("stats.interval", &origin, e.to_string()))));
+        }
+        other => other?,
+    };
     let request_log = match outcome.request_sink.take() {
         Some(sink) => sink.finish()?,
         None => Vec::new(),
     };
+    if let Some(f) = outcome.interval_file.take() {
+        f.finish()?;
+    }
     let info = report::RunInfo { unix_time_ms, setup_s, simulate_s: t1.elapsed().as_secs_f64() };
     let json = report::to_json(s, &outcome, &info, opts.json_plus);
     let summary = report::summary_row(s, &json);

@@ -280,7 +280,8 @@ pub static KEYS: &[KeySpec] = &[
     k("workload.page_cache.nr_requests", Kind::Int { min: 1, max: 1 << 20 }, "128", "Buffered jobs: write-back requests the flusher keeps outstanding (in the host queue or the device); it waits for one to complete before issuing more (the request queue's nr_requests, 128 in Linux)."),
     k("workload.page_cache.max_request", Kind::Size, "\"512KiB\"", "Buffered jobs: largest write-back request; contiguous dirty pages are coalesced up to it (the block layer's max_sectors_kb)."),
     // --- statistics
-    k("stats.interval", Kind::Duration, "\"0ns\"", "Window of the interval statistics (JSON Lines); 0 disables them."),
+    k("stats.interval", Kind::Duration, "\"0ns\"", "Window of the interval statistics (JSON Lines); 0 disables them. With `--intervals FILE` (or `intervals_file=` in Python) the windows are streamed to the file as they close; otherwise they are kept in memory (about 450 bytes each)."),
+    k("stats.max_intervals", Kind::Int { min: 1, max: i64::MAX }, "100000", "The most windows of `stats.interval` a run may make: a run that would make more stops with an error naming both keys, instead of writing (or keeping) one line per window of an interval far shorter than the run."),
 ];
 
 pub fn find(path: &str) -> Option<&'static KeySpec> {

@@ -385,6 +385,8 @@ pub struct Settings {
     pub tsu_scheduler: String,
     pub workload: WorkloadSettings,
     pub stats_interval_ns: u64,
+    /// `stats.max_intervals`: the most interval windows a run may make.
+    pub stats_max_intervals: u64,
     /// The resolved key/value map this was built from (for `config show` and the JSON output).
     pub resolved: ResolvedMap,
 }
@@ -702,6 +704,7 @@ impl Settings {
             tsu_scheduler: r.str("tsu.scheduler").to_string(),
             workload,
             stats_interval_ns: r.ns("stats.interval"),
+            stats_max_intervals: r.int("stats.max_intervals") as u64,
             resolved: r.clone(),
         };
         crate::workload::page_cache::validate(&settings, &mut err);

@@ -3,7 +3,8 @@
 
 use super::event::Ev;
 use super::txn::{ReqId, TxnId};
-use super::{RequestLogRow, Simulator};
+use super::{SimError, Simulator};
+use crate::sink::RequestLogRow;
 use crate::host::HostRequestView;
 use crate::nand::NONE;
 use crate::stats::{as_f64, Breakdown, DeviceCounters};
@@ -11,9 +12,21 @@ use crate::trace::Op;
 use crate::workload::HostRequest;
 
 impl Simulator {
-    pub(super) fn close_interval(&mut self) {
+    /// Close the current interval window; streamed to the interval file when there is one. A
+    /// run that would make more windows than `stats.max_intervals` stops here.
+    pub(super) fn close_interval(&mut self) -> Result<(), SimError> {
+        if self.intervals_closed >= self.max_intervals {
+            return Err(SimError::TooManyIntervals { interval_ns: self.intervals.width, max: self.max_intervals, time_ns: self.now });
+        }
         let f = &self.ftl;
         self.intervals.close(f.total_free_blocks(), f.min_free_blocks(), f.counters.gc_invocations, f.counters.erases);
+        self.intervals_closed += 1;
+        if let Some(file) = self.interval_file.as_mut() {
+            for line in self.intervals.lines.drain(..) {
+                file.line(&line);
+            }
+        }
+        Ok(())
     }
 
     /// The device counters so far, with those the FTL and the flash controller keep themselves.

@@ -32,7 +32,8 @@ use crate::ftl::{self, gc::VictimPolicy, Ftl};
 use crate::hil;
 use crate::host::{self, HostScheduler};
 use crate::nand::Layout;
-use crate::report::request_log::{OutputError, RequestSink};
+use crate::sink::{IntervalFile, OutputError, RequestSink};
+pub use crate::sink::RequestLogRow;
 use crate::stats::{interval::IntervalStats, Breakdown, DeviceCounters, DirStats};
 use crate::trace::{Op, TraceError};
 use crate::tsu;
@@ -53,6 +54,10 @@ pub enum SimError {
     /// The per-request log could not be written (the run stops when it notices).
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// `stats.interval` is so short for this run that it would make more than `stats.max_intervals`
+    /// windows: a configuration problem, found as the run goes.
+    #[error("{interval_ns} ns makes more than stats.max_intervals = {max} windows ({time_ns} ns of simulated time so far): raise stats.interval (or stats.max_intervals)")]
+    TooManyIntervals { interval_ns: u64, max: u64, time_ns: u64 },
 }
 
 
@@ -88,18 +93,6 @@ struct Req {
     link_step: u8,
     link_back: bool,
     link_start: Time,
-}
-
-/// One row of the per-request log (handed to a [`RequestSink`] as the request completes).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RequestLogRow {
-    pub arrival_ns: u64,
-    pub dispatch_ns: u64,
-    pub complete_ns: u64,
-    pub op: Op,
-    pub offset: u64,
-    pub len: u64,
-    pub stages: Breakdown,
 }
 
 /// Progress reported to the caller's hook.
@@ -148,6 +141,8 @@ pub struct RunOutcome {
     /// The per-request log's sink, to be finished by the caller (files are renamed into place
     /// then).
     pub request_sink: Option<Box<dyn RequestSink>>,
+    /// The interval file the windows were streamed to, to be committed by the caller.
+    pub interval_file: Option<IntervalFile>,
     pub invariants_ok: Result<(), String>,
     /// The reliability-aware model's counters (variation, LDPC levels), when it is used.
     pub reliability: Option<crate::nand::reliable::ReliabilityReport>,
@@ -247,6 +242,10 @@ pub struct Simulator {
     intervals: IntervalStats,
     /// Where the per-request log goes (none: no log, one branch per request).
     request_sink: Option<Box<dyn RequestSink>>,
+    /// Where closed interval windows go as they close (else they stay in `intervals.lines`).
+    interval_file: Option<IntervalFile>,
+    intervals_closed: u64,
+    max_intervals: u64,
     full_check: bool,
     /// Transactions are being released to the chips at this instant; dies start after
     /// (`drain_hil`, multi-plane packing).
@@ -360,6 +359,9 @@ impl Simulator {
             free_min,
             intervals: IntervalStats::new(s.stats_interval_ns),
             request_sink: None,
+            interval_file: None,
+            intervals_closed: 0,
+            max_intervals: s.stats_max_intervals,
             full_check: false,
             batching: false,
             pending_dies: Vec::new(),
@@ -394,6 +396,12 @@ impl Simulator {
 
     /// Hand one row per measured request to `sink` as it completes (the per-request log, kept in
     /// memory or streamed to disk).
+    /// Stream the interval windows to `file` as they close.
+    pub fn with_interval_file(mut self, file: Option<IntervalFile>) -> Self {
+        self.interval_file = file;
+        self
+    }
+
     pub fn with_request_sink(mut self, sink: Option<Box<dyn RequestSink>>) -> Self {
         self.request_sink = sink;
         self
@@ -432,7 +440,7 @@ impl Simulator {
             self.now = e.time;
             if self.intervals.enabled() {
                 while self.now >= self.intervals.start + self.intervals.width {
-                    self.close_interval();
+                    self.close_interval()?;
                 }
             }
             match e.kind {
@@ -493,6 +501,9 @@ impl Simulator {
                 if let Some(sink) = self.request_sink.as_deref_mut() {
                     sink.check()?;
                 }
+                if let Some(f) = self.interval_file.as_mut() {
+                    f.check()?;
+                }
             }
         }
         if self.outstanding > 0 || !self.host.is_empty() {
@@ -522,8 +533,8 @@ impl Simulator {
                 why: if stalled.is_empty() { "no event left to run".into() } else { stalled.join("; ") },
             });
         }
-        if self.intervals.enabled() && (self.intervals.start < self.now || self.intervals.lines.is_empty()) {
-            self.close_interval();
+        if self.intervals.enabled() && (self.intervals.start < self.now || self.intervals_closed == 0) {
+            self.close_interval()?;
         }
         hook(&Progress { fraction: 1.0, sim_time_ns: self.now, requests_done: self.completed, events: self.events.pushed() });
         Ok(self.finish())
@@ -569,6 +580,7 @@ impl Simulator {
             workload: self.workload.describe(),
             intervals: self.intervals.lines,
             request_sink: self.request_sink.take(),
+            interval_file: self.interval_file.take(),
             invariants_ok,
             reliability: self.flash.latency.report(),
             idle: self.idle_task.as_ref().map(|t| (t.name(), t.report())),
