@@ -316,15 +316,24 @@ def _policies(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from .sweeps import DaskExecutor, sweep
+    from .sweeps import DaskExecutor, failed_runs, failures_are_bad_input, sweep
 
     executor = DaskExecutor.from_jobqueue(args.jobqueue) if args.jobqueue else None
     out = args.output or args.spec.with_suffix(".parquet")
     table = sweep(args.spec, out, csv=args.csv, executor=executor, workers=args.workers, cluster=args.cluster,
                   rerun_failed=args.rerun_failed, progress=not args.quiet)
-    failed = int((table["status"] != "ok").sum())
-    print(f"{len(table)} runs, {failed} failed: {out}", file=sys.stderr)
-    return EXIT_OK
+    failed = failed_runs(table)
+    print(f"{len(table)} runs, {len(failed)} failed: {out}", file=sys.stderr)
+    if not len(failed):
+        return EXIT_OK
+    # Each failed run on a line of its own (its first line of error); the table has them all.
+    shown = 20
+    for _, row in failed.head(shown).iterrows():
+        first = str(row["error"]).splitlines()[0] if str(row["error"]) else "(no message)"
+        print(f"  failed: run {row['run_id']}: {first}", file=sys.stderr)
+    if len(failed) > shown:
+        print(f"  ... and {len(failed) - shown} more (the table's status and error columns)", file=sys.stderr)
+    return EXIT_USAGE if failures_are_bad_input(table) else EXIT_FAILED
 
 
 def _baseline(table: Any, column: str, value: str | None) -> Any:
@@ -434,13 +443,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("flashsched: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        # The reader went away (`flashsched policies | head`): not an error of ours.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+    except BrokenPipeError as e:
+        if _stdout_closed():
+            # The reader of our output went away (`flashsched policies | head`): not an error of ours.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_OK
+        # Some other pipe broke (a worker's, multiprocessing's resource tracker's): a failure.
+        print(f"flashsched: failed: {e}", file=sys.stderr)
+        return EXIT_FAILED
     except (OSError, KeyError) as e:
         print(f"flashsched: {e}", file=sys.stderr)
         return EXIT_USAGE
+
+
+def _stdout_closed() -> bool:
+    """Is standard output a pipe (or socket) whose reader has gone? Only then is a broken pipe
+    the reader's doing and a quiet exit; a pipe to a helper process breaking is a failure."""
+    try:
+        import select
+
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poll.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _indent(text: str) -> str:

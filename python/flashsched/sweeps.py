@@ -303,8 +303,48 @@ class Executor(Protocol):
     def close(self) -> None: ...
 
 
+def _die_with_parent(parent: int) -> None:
+    """A pool worker's initializer: end this worker when the process that started it ends, even
+    by ``kill -9`` (which gives the pool no chance to stop its workers). Linux's parent-death
+    signal does it at once; elsewhere a thread checks for the parent every second."""
+    import signal
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        PR_SET_PDEATHSIG = 1
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the parent ended before the signal was asked for
+        os._exit(1)
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="flashsched-parent-watch").start()
+
+
+def failed_runs(table: Any) -> Any:
+    """The rows of a sweep's table whose run failed."""
+    return table[table["status"] != "ok"] if "status" in table.columns else table.iloc[0:0]
+
+
+def failures_are_bad_input(table: Any) -> bool:
+    """Did every failed run fail on its input (a configuration or trace error), rather than in the
+    simulation or its worker? The CLI's exit status: 2 then, 1 otherwise."""
+    errors = failed_runs(table)["error"].astype(str)
+    return bool(len(errors)) and bool(errors.str.startswith(("ConfigError", "TraceError")).all())
+
+
 class LocalExecutor:
-    """A process pool on this machine, one worker per core by default."""
+    """A process pool on this machine, one worker per core by default. Its workers end with the
+    process that started them, however it ends (`_die_with_parent`)."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
@@ -315,7 +355,8 @@ class LocalExecutor:
         from concurrent.futures.process import BrokenProcessPool
 
         # 'spawn' keeps workers independent of the parent's threads (rich's refresh thread).
-        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"))
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_die_with_parent, initargs=(os.getpid(),))
         try:
             futures = {pool.submit(fn, item): item for item in items}
             for fut in as_completed(futures):
@@ -520,5 +561,6 @@ def runs_of(spec: str | os.PathLike[str] | Mapping[str, Any]) -> list[Run]:
     return Spec.load(spec).expand()
 
 
-__all__ = ["DaskExecutor", "Executor", "LocalExecutor", "Run", "Spec", "SweepError", "run_one", "runs_of", "sweep"]
+__all__ = ["DaskExecutor", "Executor", "LocalExecutor", "Run", "Spec", "SweepError", "failed_runs", "failures_are_bad_input",
+           "run_one", "runs_of", "sweep"]
 

@@ -153,3 +153,82 @@ def test_grid_keys_override_a_profiles_defaults_and_clash_with_a_workloads_set()
     clash = {**spec, "workloads": [{"name": "u", "set": {"synthetic.address": "hotcold"}}]}
     with pytest.raises(sw.SweepError, match="workload.synthetic.address set both"):
         sw.Spec.load(clash).expand()
+
+
+def test_cli_sweep_exit_status_says_whether_runs_failed(tmp_path: Path) -> None:
+    """A sweep with failed runs does not exit 0: 2 when every failure is bad input (a trace line,
+    a key), with each failed run named on stderr; the table still holds every run."""
+    from conftest import cli
+
+    trace = tmp_path / "bad.trace"
+    trace.write_text("0 0 0 8 1\n1000 0 8 8 1\n2000 0 x 8 1\n")
+    p = tmp_path / "s.toml"
+    p.write_text('config = "tiny"\nseeds = [1]\n[grid]\n"host.queue_depth" = [2, 8]\n'
+                 '[[workloads]]\nname = "u"\nset = { kind = "synthetic", "synthetic.requests" = 300 }\n'
+                 f'[[workloads]]\nname = "bad"\ntrace = "{trace}"\n')
+    r = cli("sweep", str(p), "--csv", str(tmp_path / "s.csv"), "-q")
+    assert r.returncode == 2, r.stderr
+    assert "4 runs, 2 failed" in r.stderr, r.stderr
+    assert r.stderr.count("failed: run ") == 2 and f"{trace}:3:" in r.stderr, r.stderr
+    table = pd.read_csv(tmp_path / "s.csv")
+    assert len(table) == 4 and (table["status"] == "failed").sum() == 2
+    # A failure of the simulation itself (not of its input) is exit 1.
+    assert not sw.failures_are_bad_input(pd.DataFrame({"status": ["ok", "failed"], "error": ["", "worker crashed twice: x"]}))
+    assert sw.failures_are_bad_input(pd.DataFrame({"status": ["failed"], "error": ["ConfigError: --set: x: bad"]}))
+
+
+def test_a_broken_pipe_other_than_stdout_is_a_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a closed standard output is a quiet exit: a broken pipe to a helper process (the
+    resource tracker of multiprocessing, a worker) is a failure, said and exit 1."""
+    import subprocess
+    import sys
+
+    from flashsched import cli as cli_mod
+
+    def broken(_args: Any) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setitem(cli_mod.__dict__, "_policies", broken)
+    with open(tmp_path / "out.txt", "w") as f:
+        monkeypatch.setattr(sys, "stdout", f)
+        assert cli_mod.main(["policies"]) == 1
+    # And a reader that goes away early (`flashsched policies | head -1`) is still a quiet exit 0.
+    code = "import sys; from flashsched.cli import main; sys.exit(main(['policies']))"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0
+
+
+def test_kill_9_of_a_sweep_leaves_no_worker_behind(tmp_path: Path) -> None:
+    """`kill -9` gives the pool no chance to stop its workers: they must end with their parent."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    p = tmp_path / "s.toml"
+    p.write_text('config = "tiny"\nseeds = [1, 2, 3, 4]\n'
+                 '[[workloads]]\nname = "u"\nset = { kind = "synthetic", "synthetic.requests" = 3000000 }\n')
+    proc = subprocess.Popen([sys.executable, "-m", "flashsched", "sweep", str(p), "--workers", "2", "-q",
+                             "-o", str(tmp_path / "s.parquet")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 60
+        workers: list[Any] = []
+        while time.monotonic() < deadline:
+            workers = [c for c in parent.children(recursive=True) if "spawn_main" in " ".join(c.cmdline())]
+            if len(workers) >= 2:
+                break
+            time.sleep(0.2)
+        assert len(workers) >= 2, "the sweep's workers did not start"
+        everything = parent.children(recursive=True)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    gone, alive = psutil.wait_procs(everything, timeout=10)
+    for q in alive:
+        q.kill()
+    assert not alive, f"left running after kill -9 of the sweep: {[q.cmdline() for q in alive]}"
