@@ -162,12 +162,15 @@ SLACKER_GAPS: dict[str, int] = {
 # 12K P/E, conflict ratio (%), 500,000 I/Os per trace; and the burst interarrival (ns) calibrated
 # by `calibrate` on the vios2016 drive (`python -m flashsched.profiles`; conflicts at chip level,
 # as `ssd.conflict_definition` says). Recalibrated when vios2016 turned variation on and die
-# interleaving off (20,000 requests, seed 1: every ratio within 0.0002 of its target).
+# interleaving off, at 20,000 requests and seed 1 (at that seed every ratio is within 0.0002 of its
+# target, mds aside); mds, whose 4.7% of conflicts is rare enough that seed 1's noise moved the fit, on the
+# mean of seeds 1-3 (`calibrate(..., seeds=(1, 2, 3))`). At seeds 2 and 7 and 50,000 requests every
+# ratio is within 5% of its target (python/tests/test_experiments.py).
 VIOS = {
     "prn": (61422, 438578, 37678, 261787, 59.89, 180_194),
     "fin": (129342, 370658, 12135, 129379, 28.30, 287_894),
     "hm": (139527, 360473, 54387, 168864, 44.65, 129_876),
-    "mds": (26301, 473699, 10947, 12570, 4.70, 3_955_237),
+    "mds": (26301, 473699, 10947, 12570, 4.70, 3_740_602),
     "proj": (151549, 348451, 38615, 32852, 14.29, 730_040),
     "rsrch": (43803, 456197, 19413, 217828, 47.45, 255_226),
     "src": (81377, 418623, 28146, 360549, 77.74, 155_675),
@@ -191,7 +194,8 @@ VIOS_SIZES: dict[str, str | tuple[float, float, float, float]] = {
 # rsrch, stg, hm, wdev, web, usr): the same read/write mix and sizes as the VIOS profiles, their
 # burst rate calibrated so that the conflict ratio under Traditional on the rrwr2016 drive matches
 # VIOS Table 1's for the trace (`python -m flashsched.profiles rrwr2016`). Calibrated burst gap (ns):
-# (20,000 requests, seed 1: every ratio within 0.0002 of its target.)
+# (20,000 requests, seed 1: every ratio within 0.0002 of its target at that seed; at seeds 2 and 7
+# and 50,000 requests within 5%.)
 RRWR = {"src": 92_072, "prn": 109_504, "rsrch": 152_192, "stg": 151_302, "hm": 85_493, "wdev": 154_786,
         "web": 424_674, "usr": 585_904}
 
@@ -352,16 +356,21 @@ def slack_ms(profile: Profile, interarrival_ns: int, requests: int = 50_000, see
     return float(r.json["ssd"]["slack"][slack_direction(profile)]["mean_ns"]) / 1e6
 
 
-def calibrate(name: str, requests: int = 20_000, seed: int = 1, iterations: int = 18) -> tuple[int, float]:
+def calibrate(name: str, requests: int = 20_000, seed: int = 1, iterations: int = 18,
+              seeds: tuple[int, ...] | None = None) -> tuple[int, float]:
     """Find the burst interarrival that gives the profile's published conflict ratio (VIOS, RR/WR)
     or baseline write slack (Slacker), by bisection on a log scale: more frequent arrivals, more
-    conflicts and more slack. Returns (interarrival_ns, value reached)."""
+    conflicts and more slack. With ``seeds``, the value matched is the mean over those seeds (a
+    rare event, such as mds's 4.7% of conflicts, fitted at one seed fits that seed's noise).
+    Returns (interarrival_ns, value reached)."""
     p = get(name)
     slack = name.startswith("slacker2017/")
     target = p.targets[f"{slack_direction(p)}_slack_ms" if slack else "conflict_ratio"]
+    use = seeds or (seed,)
 
     def measure(gap: int) -> float:
-        return slack_ms(p, gap, requests, seed) if slack else conflict_ratio(p, gap, requests, seed)
+        one = (lambda s: slack_ms(p, gap, requests, s)) if slack else (lambda s: conflict_ratio(p, gap, requests, s))
+        return sum(one(s) for s in use) / len(use)
 
     lo, hi = math.log(SLACKER_MIN_GAP_NS if slack else 2_000), math.log(20_000_000)  # 10 us (2 us) .. 20 ms
     best = (p.interarrival_ns, measure(p.interarrival_ns))

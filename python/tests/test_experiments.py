@@ -18,11 +18,13 @@ from conftest import cli
 
 @pytest.mark.parametrize("name", [f"vios2016/{n}" for n in sorted(profiles.VIOS)] + [f"rrwr2016/{n}" for n in sorted(profiles.RRWR)])
 def test_vios_profiles_hit_the_published_conflict_ratio(name: str) -> None:
-    # Another seed than the calibration's: the calibration holds beyond its own sample.
+    # Two seeds other than the calibration's: the calibration holds beyond its own sample, within
+    # 5% (at the calibration's seed and 20,000 requests it is within 0.0002).
     p = profiles.get(name)
-    ratio = profiles.conflict_ratio(p, p.interarrival_ns, requests=20_000, seed=7)
     target = p.targets["conflict_ratio"]
-    assert abs(ratio - target) / target < 0.20, f"{name}: {ratio:.4f} vs published {target:.4f}"
+    for seed in (2, 7):
+        ratio = profiles.conflict_ratio(p, p.interarrival_ns, requests=50_000, seed=seed)
+        assert abs(ratio - target) / target < 0.05, f"{name}, seed {seed}: {ratio:.4f} vs published {target:.4f}"
 
 
 @pytest.mark.parametrize("name", profiles.names())
