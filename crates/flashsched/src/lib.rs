@@ -184,6 +184,12 @@ pub fn run_with_outputs(
         }
         other => other?,
     };
+    if s.workload.warmup > 0 && outcome.warmup_requests >= outcome.submitted {
+        // Nothing was measured: its statistics would be zeros that read as results.
+        let origin = s.resolved.origin("workload.warmup").to_string();
+        let message = format!("leaves no request measured: the workload issued {} requests", outcome.submitted);
+        return Err(Error::Config(config::ConfigErrors::one(config::ConfigError::new("workload.warmup", &origin, message))));
+    }
     let request_log = match outcome.request_sink.take() {
         Some(sink) => sink.finish()?,
         None => Vec::new(),

@@ -364,6 +364,8 @@ pub struct WorkloadSettings {
     pub max_requests: u64,
     pub skip: u64,
     pub warmup: u64,
+    /// `workload.max_request_size`: the largest request accepted (bytes).
+    pub max_request_bytes: u64,
     pub fold_modulo: bool,
     /// Buffered closed-loop jobs: `workload.jobs.buffered`, `fsync` and `workload.page_cache.*`.
     pub page_cache: crate::workload::PageCacheSettings,
@@ -555,6 +557,14 @@ impl Settings {
         if synthetic.arrival == "onoff" && synthetic.on_ns == 0 {
             err("workload.synthetic.on_time", "must be positive with arrival = \"onoff\": requests arrive only during the on periods".into());
         }
+        let max_request = r.bytes("workload.max_request_size");
+        if max_request == 0 || max_request > 1 << 40 {
+            err("workload.max_request_size", format!("must be between 1 byte and 1TiB (got {max_request})"));
+        }
+        let warmup = r.int("workload.warmup") as u64;
+        if r.str("workload.kind") == "synthetic" && warmup > 0 && warmup >= synthetic.requests {
+            err("workload.warmup", format!("leaves no request measured: the synthetic workload makes {} (workload.synthetic.requests)", synthetic.requests));
+        }
         if r.ns("host.cfq.slice") == 0 {
             err("host.cfq.slice", "must be positive: a queue's turn of 0 ns would end before it dispatched anything".into());
         }
@@ -688,6 +698,7 @@ impl Settings {
             max_requests: r.int("workload.max_requests") as u64,
             skip: r.int("workload.skip") as u64,
             warmup: r.int("workload.warmup") as u64,
+            max_request_bytes: r.bytes("workload.max_request_size"),
             fold_modulo: r.str("workload.fold") == "modulo",
             page_cache: crate::workload::PageCacheSettings::from_resolved(&r),
         };

@@ -3,7 +3,8 @@
 //! first and a "clump" is formed of every request whose dies are all idle and not used by a request
 //! already in the clump; the clump goes to the chips together. A request older than `max_age` goes
 //! regardless (starvation guard). PAQ's second half, packing transactions of different requests
-//! into multi-plane commands, is not modelled (the simulator has no multi-plane commands yet).
+//! into multi-plane commands, is the device's: with `device.advanced.multi_plane` on, a die that
+//! starts an operation takes queued operations for its other planes, whichever request they are of.
 //!
 //! Parameters: `hil.paq.max_age` (10ms [INFER]). The walk looks at the oldest `LOOKAHEAD` (256)
 //! waiting requests, as a hardware queue of bounded depth would [INFER].

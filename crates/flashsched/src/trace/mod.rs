@@ -40,6 +40,10 @@ impl Op {
     }
 }
 
+/// The default of `workload.max_request_size` (1 GiB), and the largest request `trace stats`
+/// counts page by page.
+pub const MAX_REQUEST_BYTES: u64 = 1 << 30;
+
 /// One request of a trace, normalised: time relative to the first selected request.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TraceRecord {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use hdrhistogram::Histogram;
 use serde_json::{json, Value};
 
-use super::{Op, TraceError, TraceReader};
+use super::{Op, TraceError, TraceReader, MAX_REQUEST_BYTES};
 
 /// A 4 KiB page's history, for the footprint and the re-read counts.
 const WRITTEN: u8 = 1;
@@ -33,6 +33,14 @@ pub fn trace_stats(reader: &mut TraceReader) -> Result<Value, TraceError> {
     let mut n = 0u64;
     let mut devices = std::collections::BTreeSet::new();
     while let Some(r) = reader.next_record()? {
+        // Checked before the request's pages are counted one by one (a mistyped 1 PiB request
+        // would fill memory with them).
+        if r.len > MAX_REQUEST_BYTES {
+            return Err(reader.error(format!(
+                "a request of {} bytes is larger than the largest a run accepts by default ({} bytes, workload.max_request_size)",
+                r.len, MAX_REQUEST_BYTES
+            )));
+        }
         n += 1;
         let i = r.op as usize;
         counts[i] += 1;

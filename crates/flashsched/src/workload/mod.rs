@@ -95,6 +95,8 @@ pub struct Shaped {
     /// Requests that reach past the logical capacity, which the simulator folds (`workload.fold
     /// = "modulo"`: lpn mod logical_pages).
     folded: u64,
+    /// `workload.max_request_size`: a larger request is an error at its line.
+    max_request: u64,
     file: String,
 }
 
@@ -113,6 +115,7 @@ impl Shaped {
             logical_bytes: s.logical_bytes(),
             fold_error: !w.fold_modulo,
             folded: 0,
+            max_request: w.max_request_bytes,
             file,
         }
     }
@@ -155,6 +158,16 @@ impl Workload for Shaped {
             return Ok(None);
         }
         let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
+        if r.len > self.max_request {
+            return Err(TraceError {
+                file: self.file.clone(),
+                line: r.line,
+                message: format!(
+                    "a request of {} bytes is larger than workload.max_request_size ({} bytes): raise it if the size is right",
+                    r.len, self.max_request
+                ),
+            });
+        }
         let base = *self.base.get_or_insert(r.arrival);
         let rel = r.arrival - base;
         if self.scale != 1.0 {

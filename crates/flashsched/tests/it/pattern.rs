@@ -51,7 +51,14 @@ fn pattern_mines_the_recurring_extents_and_their_writes_cost_gc_less() {
     // About half the written pages belong to recurring extents, most of them matched.
     let hit = g["hit_share"].as_f64().unwrap();
     assert!((0.25..0.75).contains(&hit), "{g}");
-    assert_eq!(g["windows"]["patterns"].as_array().unwrap().len(), 30);
+    assert!(g.get("windows").is_none(), "the per-window series only on request");
+    assert!(u(&g["patterns_per_window_max"]) as f64 >= per, "{g}");
+    let mut kept = with.clone();
+    kept.push("ftl.pattern.keep_windows=true");
+    let series = run(&kept);
+    let gk = &series.json["ssd"]["write_grouping"];
+    assert_eq!(gk["windows"]["patterns"].as_array().unwrap().len(), 30);
+    assert_eq!(gk["patterns_per_window"], g["patterns_per_window"], "keeping the series changes nothing else");
     assert!(none.json["ssd"].get("write_grouping").is_none());
     // Mining time: wall clock, apart from the results (run_info is left out of comparisons).
     let info = &pat.json["run_info"];

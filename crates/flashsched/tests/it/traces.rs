@@ -239,3 +239,51 @@ fn a_trace_decoded_on_its_own_thread_reads_exactly_as_one_decoded_inline() {
     assert_eq!(inline.describe(), ahead.describe());
     assert_eq!(ahead.describe()["out_of_order"], 2);
 }
+
+/// A request larger than `workload.max_request_size` is an error at its line before anything is
+/// allocated for it (a 76 GiB DiskSim write used to run the process out of memory), in a run and
+/// in `trace stats`; the cap can be raised.
+#[test]
+fn requests_larger_than_the_cap_are_an_error_at_their_line() {
+    let lines = vec!["0.0 0 0 8 1".to_string(), format!("1.0 0 8 {} 0", 76u64 << 21), "2.0 0 16 8 1".to_string()];
+    let t = super::TempTrace::new("huge.disksim", &lines);
+    let sets = |extra: &[&str]| {
+        let mut v = vec!["workload.kind=trace".to_string(), format!("workload.trace.path={}", t.path.display()), "workload.fold=modulo".into()];
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let s = config::load(Some("tiny"), None, &sets(&[])).unwrap();
+    let e = run(&s, &RunOptions::default(), &mut |_| true).err().expect("a 76 GiB request ran").to_string();
+    assert!(e.contains(&format!("{}:2: ", t.path.display())) && e.contains("workload.max_request_size"), "{e}");
+    let mut reader = flashsched::trace::TraceReader::open(&t.path, flashsched::config::settings::TraceFormat::Disksim, None, 'Q').unwrap();
+    let e = flashsched::trace::stats::trace_stats(&mut reader).err().expect("trace stats counted it").to_string();
+    assert!(e.contains(":2: ") && e.contains("max_request_size"), "{e}");
+    // Out of range caps are refused; a raised one lets a big request through.
+    assert!(config::load(Some("tiny"), None, &sets(&["workload.max_request_size=0"])).is_err());
+    assert!(config::load(Some("tiny"), None, &sets(&["workload.max_request_size=2TiB"])).is_err());
+    let small = super::TempTrace::new("big.disksim", &["0.0 0 0 8 1".to_string(), "1.0 0 8 4096 0".to_string()]);
+    let s = config::load(Some("tiny"), None, &[
+        "workload.kind=trace".into(), format!("workload.trace.path={}", small.path.display()), "workload.max_request_size=1MiB".into(),
+    ]).unwrap();
+    assert!(run(&s, &RunOptions::default(), &mut |_| true).is_err(), "a 2 MiB request passes a 1 MiB cap");
+}
+
+/// A warm-up that leaves nothing to measure is refused (it reported a mean latency of 0).
+#[test]
+fn a_warmup_of_every_request_is_refused() {
+    let e = config::load(Some("tiny"), None, &["workload.kind=synthetic".into(), "workload.synthetic.requests=100".into(), "workload.warmup=100".into()])
+        .err()
+        .expect("accepted")
+        .to_string();
+    assert!(e.contains("workload.warmup: leaves no request measured"), "{e}");
+}
+
+/// The same for a trace, whose length is known only at its end.
+#[test]
+fn a_warmup_longer_than_the_trace_is_an_error() {
+    let lines: Vec<String> = (0..10u64).map(|i| format!("{} 0 {} 8 1", i * 1000, i * 8)).collect();
+    let t = super::TempTrace::new("short.trace", &lines);
+    let s = config::load(Some("tiny"), None, &["workload.kind=trace".into(), format!("workload.trace.path={}", t.path.display()), "workload.warmup=10".into()]).unwrap();
+    let e = run(&s, &RunOptions::default(), &mut |_| true).err().expect("a run with nothing measured succeeded").to_string();
+    assert!(e.contains("workload.warmup: leaves no request measured: the workload issued 10 requests"), "{e}");
+}

@@ -51,6 +51,7 @@ pub fn build(s: &Settings) -> Option<Box<dyn WriteGrouping>> {
             r.int("ftl.pattern.mined_requests") as u32,
             r.int("ftl.pattern.min_support") as u32,
             r.int("ftl.pattern.min_size") as usize,
+            r.bool("ftl.pattern.keep_windows"),
         ))),
         other => unreachable!("write grouping {other} passed validation"),
     }

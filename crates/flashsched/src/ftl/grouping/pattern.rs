@@ -17,7 +17,7 @@
 //! window's patterns match [INFER: the paper does not say how the first requests of a window are
 //! matched; this keeps the scheduler causal].
 //!
-//! Reported per window (`ssd.write_grouping.windows`): patterns, mean pattern size, the FP-tree
+//! Summarised over the windows, and with `ftl.pattern.keep_windows` also reported per window (`ssd.write_grouping.windows`): patterns, mean pattern size, the FP-tree
 //! nodes the mining built (a deterministic measure of its cost; the wall time it took is in the
 //! run's `run_info.pattern_mining_s`, apart from the results) and the written pages that hit.
 
@@ -41,9 +41,16 @@ pub struct Pattern {
     /// Page -> patterns of the active set holding it.
     members: FxHashMap<Lpn, u32>,
     hot: HotBits,
-    /// Per mined window: patterns, summed pattern sizes, FP-tree nodes, written pages that hit
-    /// while its patterns were active.
-    windows: Vec<(u32, u32, u64, u64)>,
+    /// Over the mined windows: their number, patterns, summed pattern sizes, FP-tree nodes, and
+    /// the most patterns one window had (a run's summary does not grow with its windows).
+    mined: u64,
+    patterns: u64,
+    items: u64,
+    nodes: u64,
+    most_patterns: u32,
+    /// Per mined window, kept only with `ftl.pattern.keep_windows`: patterns, summed pattern
+    /// sizes, FP-tree nodes, written pages that hit while its patterns were active.
+    windows: Option<Vec<(u32, u32, u64, u64)>>,
     write_pages: u64,
     hit_pages: u64,
     /// Wall-clock time spent mining, ns (not part of the results: machine-dependent).
@@ -51,7 +58,7 @@ pub struct Pattern {
 }
 
 impl Pattern {
-    pub fn new(pages: u64, window: u32, mined_requests: u32, min_support: u32, min_size: usize) -> Self {
+    pub fn new(pages: u64, window: u32, mined_requests: u32, min_support: u32, min_size: usize, keep_windows: bool) -> Self {
         Pattern {
             window: window.max(1),
             mined_requests: mined_requests.max(1),
@@ -61,7 +68,12 @@ impl Pattern {
             transactions: Vec::new(),
             members: FxHashMap::default(),
             hot: HotBits::new(pages),
-            windows: Vec::new(),
+            mined: 0,
+            patterns: 0,
+            items: 0,
+            nodes: 0,
+            most_patterns: 0,
+            windows: keep_windows.then(Vec::new),
             write_pages: 0,
             hit_pages: 0,
             mining_wall_ns: 0,
@@ -79,7 +91,14 @@ impl Pattern {
             }
         }
         let size: usize = sets.iter().map(|s| s.items.len()).sum();
-        self.windows.push((sets.len() as u32, size as u32, nodes, 0));
+        self.mined += 1;
+        self.patterns += sets.len() as u64;
+        self.items += size as u64;
+        self.nodes += nodes;
+        self.most_patterns = self.most_patterns.max(sets.len() as u32);
+        if let Some(w) = self.windows.as_mut() {
+            w.push((sets.len() as u32, size as u32, nodes, 0));
+        }
         self.transactions.clear();
     }
 }
@@ -103,7 +122,7 @@ impl WriteGrouping for Pattern {
             }
             self.write_pages += lpns.len() as u64;
             self.hit_pages += hits;
-            if let Some(w) = self.windows.last_mut() {
+            if let Some(w) = self.windows.as_mut().and_then(|w| w.last_mut()) {
                 w.3 += hits;
             }
             if self.seen <= self.mined_requests {
@@ -126,27 +145,27 @@ impl WriteGrouping for Pattern {
     }
 
     fn report(&self) -> Value {
-        let n = self.windows.len().max(1) as f64;
-        let patterns: u64 = self.windows.iter().map(|w| w.0 as u64).sum();
-        let items: u64 = self.windows.iter().map(|w| w.1 as u64).sum();
-        let nodes: u64 = self.windows.iter().map(|w| w.2).sum();
         let r3 = |x: f64| (x * 1000.0).round() / 1000.0;
-        json!({
+        let mut v = json!({
             "policy": "pattern",
-            "windows_mined": self.windows.len(),
-            "patterns_per_window": r3(patterns as f64 / n),
-            "mean_pattern_size": r3(if patterns > 0 { items as f64 / patterns as f64 } else { 0.0 }),
-            "mining_nodes": nodes,
+            "windows_mined": self.mined,
+            "patterns_per_window": r3(self.patterns as f64 / self.mined.max(1) as f64),
+            "patterns_per_window_max": self.most_patterns,
+            "mean_pattern_size": r3(if self.patterns > 0 { self.items as f64 / self.patterns as f64 } else { 0.0 }),
+            "mining_nodes": self.nodes,
             "write_pages": self.write_pages,
             "hit_pages": self.hit_pages,
             "hit_share": r3(self.hit_pages as f64 / self.write_pages.max(1) as f64),
-            "windows": {
-                "patterns": self.windows.iter().map(|w| w.0).collect::<Vec<_>>(),
-                "mean_size": self.windows.iter().map(|w| r3(if w.0 > 0 { w.1 as f64 / w.0 as f64 } else { 0.0 })).collect::<Vec<_>>(),
-                "mining_nodes": self.windows.iter().map(|w| w.2).collect::<Vec<_>>(),
-                "hit_pages": self.windows.iter().map(|w| w.3).collect::<Vec<_>>(),
-            },
-        })
+        });
+        if let Some(w) = &self.windows {
+            v["windows"] = json!({
+                "patterns": w.iter().map(|w| w.0).collect::<Vec<_>>(),
+                "mean_size": w.iter().map(|w| r3(if w.0 > 0 { w.1 as f64 / w.0 as f64 } else { 0.0 })).collect::<Vec<_>>(),
+                "mining_nodes": w.iter().map(|w| w.2).collect::<Vec<_>>(),
+                "hit_pages": w.iter().map(|w| w.3).collect::<Vec<_>>(),
+            });
+        }
+        v
     }
 
     fn memory_bytes(&self) -> usize {
@@ -154,7 +173,7 @@ impl WriteGrouping for Pattern {
     }
 
     fn wall_ns(&self) -> Option<(u64, u64)> {
-        Some((self.mining_wall_ns, self.windows.len() as u64))
+        Some((self.mining_wall_ns, self.mined))
     }
 }
 
@@ -166,7 +185,7 @@ mod tests {
     #[test]
     fn a_set_rewritten_four_times_in_the_mined_part_is_a_pattern_for_the_rest_of_the_window() {
         // Windows of 8 requests, the first 6 mined, support 4, patterns of 3+ pages.
-        let mut p = Pattern::new(1000, 8, 6, 4, 3);
+        let mut p = Pattern::new(1000, 8, 6, 4, 3, true);
         let set = [10, 11, 12, 13];
         for _ in 0..4 {
             p.on_request(true, &set);
@@ -174,10 +193,10 @@ mod tests {
         assert_eq!(p.stream(10), STREAM_DEFAULT, "nothing mined before the 6th request");
         p.on_request(false, &[10]);
         p.on_request(true, &[10, 11]); // a 6th request: mining happens now
-        assert_eq!(p.windows, vec![(1, 4, 4, 0)], "one pattern of 4 pages");
+        assert_eq!(p.windows, Some(vec![(1, 4, 4, 0)]), "one pattern of 4 pages");
         p.on_request(true, &[12, 99]);
         assert_eq!((p.stream(12), p.stream(99)), (STREAM_HOT, STREAM_DEFAULT));
-        assert_eq!(p.windows[0].3, 1);
+        assert_eq!(p.windows.as_ref().unwrap()[0].3, 1);
         p.on_request(true, &[13]); // the window's 8th request
         assert_eq!(p.stream(13), STREAM_HOT);
         // A new window: its first 6 requests still match the old patterns, then its own (none).
@@ -186,8 +205,8 @@ mod tests {
         for _ in 0..5 {
             p.on_request(true, &[500]);
         }
-        assert_eq!(p.windows.len(), 2);
-        assert_eq!(p.windows[1].0, 0, "single pages are no pattern");
+        assert_eq!(p.windows.as_ref().unwrap().len(), 2);
+        assert_eq!(p.windows.as_ref().unwrap()[1].0, 0, "single pages are no pattern");
         p.on_request(true, &[13]);
         assert_eq!(p.stream(13), STREAM_DEFAULT);
         let r = p.report();
