@@ -56,20 +56,32 @@ def _sources(config: ConfigLike | Sequence[ConfigLike] | None) -> list[tuple[str
     raise _core.ConfigError(f"\"{text}\" is neither a preset nor a config file{hint}; presets: {', '.join(names)}")
 
 
-def _nest(d: Mapping[str, Any]) -> dict[str, Any]:
-    """Accept both nested dicts and flat dotted keys ({"device.geometry.channels": 4})."""
+def _nest(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Accept both nested dicts and flat dotted keys ({"device.geometry.channels": 4}); a key given
+    both ways (or twice) is a ConfigError, as the TOML reader makes it for a file, not a silent
+    choice of one."""
     out: dict[str, Any] = {}
+
+    def put(node: dict[str, Any], parts: list[str], v: Any, path: str) -> None:
+        for i, p in enumerate(parts[:-1]):
+            child = node.setdefault(p, {})
+            if not isinstance(child, dict):
+                raise _core.ConfigError(f"python dict: {'.'.join(parts[:i + 1])}: given twice, as a value and as a table")
+            node = child
+        last = parts[-1]
+        if last in node:
+            if isinstance(v, dict) and isinstance(node[last], dict):
+                for k2, v2 in v.items():
+                    put(node[last], [k2], v2, f"{path}.{k2}")
+                return
+            raise _core.ConfigError(f"python dict: {path}: given twice (as a dotted key and in a nested table, say): give it once")
+        node[last] = v
+
     for k, v in d.items():
+        path = f"{prefix}.{k}" if prefix else str(k)
         if isinstance(v, Mapping):
-            v = _nest(v)
-        node = out
-        parts = str(k).split(".")
-        for p in parts[:-1]:
-            node = node.setdefault(p, {})
-        if isinstance(v, dict) and isinstance(node.get(parts[-1]), dict):
-            node[parts[-1]].update(v)
-        else:
-            node[parts[-1]] = v
+            v = _nest(v, path)
+        put(out, str(k).split("."), v, path)
     return out
 
 

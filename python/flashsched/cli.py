@@ -420,9 +420,27 @@ def _reproduce(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _Terminated:
+    """Whether SIGTERM stopped the command (exit 143, as a shell reports it, not 130)."""
+
+    seen = False
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    # SIGTERM is handled as Ctrl-C is: the run stops at its next check and every partial output
+    # (temporary files of the request log, latency logs, intervals) is removed on the way out.
+    _Terminated.seen = True
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     args = _parser(argv).parse_args(argv)
     commands = {"run": _run, "demo": _demo, "trace": _trace, "config": _config, "sweep": _sweep, "plot": _plot,
                 "report": _report, "reproduce": _reproduce, "policies": _policies}
@@ -441,6 +459,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"flashsched: simulation failed: {e}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
+        if _Terminated.seen:
+            print("flashsched: terminated", file=sys.stderr)
+            return 143
         print("flashsched: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError as e:

@@ -103,3 +103,9 @@ def test_every_preset_runs_a_shared_trace(shared: Path) -> None:
     for name in flashsched.presets():
         r = flashsched.simulate(name, shared / "traces/msr/hm_0.window1000.csv")
         assert r.json["flashsched"]["requests_completed"] == 1000, name
+
+
+def test_a_key_given_twice_in_one_dict_is_refused() -> None:
+    """A dotted key and a nested table for the same key in one dict: neither wins silently."""
+    with pytest.raises(flashsched.ConfigError, match="device.geometry.channels: given twice"):
+        flashsched.simulate({"preset": "tiny", "device.geometry.channels": 2, "device": {"geometry": {"channels": 4}}}, SYNTH)

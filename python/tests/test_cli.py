@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import SYNTH, cli, write_trace
 
 
@@ -245,18 +247,22 @@ def test_demo(tmp_path: Path) -> None:
     assert "write amplification" in p.stdout
 
 
-def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_and_sigterm_stop_cleanly(tmp_path: Path, sig: int) -> None:
+    """Ctrl-C and SIGTERM (what `kill` and job schedulers send) both stop a run and leave no output
+    and no temporary file of the streamed request log, latency logs or intervals behind."""
     out = tmp_path / "r.json"
     proc = subprocess.Popen(
         [sys.executable, "-m", "flashsched", "run", "--preset", "bench8x8", "-q", "-o", str(out),
          "--set", "workload.kind=synthetic", "--set", "workload.synthetic.requests=100000000",
-         "--request-log", str(tmp_path / "req.csv"), "--write-lat-log", str(tmp_path / "lat")],
+         "--request-log", str(tmp_path / "req.csv"), "--write-lat-log", str(tmp_path / "lat"),
+         "--set", "stats.interval=100ms", "--intervals", str(tmp_path / "i.jsonl")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "NO_COLOR": "1"},
         # A test run in the background (nohup, `make test &`) inherits an ignored SIGINT, and Python
         # keeps it ignored: give the child the default disposition, as a terminal would.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(2.0)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     try:
         # Generous: on a loaded 2-core machine the child may get little CPU.
         _, err = proc.communicate(timeout=120)
@@ -264,8 +270,8 @@ def test_ctrl_c_stops_cleanly(tmp_path: Path) -> None:
         proc.kill()
         proc.communicate()
         raise
-    assert proc.returncode == 130, err
-    assert "interrupted" in err
+    assert proc.returncode == (130 if sig == signal.SIGINT else 143), err
+    assert ("interrupted" if sig == signal.SIGINT else "terminated") in err
     assert not list(tmp_path.iterdir()), "no output, no log streamed so far, no temporary file"
 
 

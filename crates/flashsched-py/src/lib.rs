@@ -63,6 +63,10 @@ fn build_options(py: Python<'_>, sources: Vec<(String, String, String)>, sets: V
         }
     }
     if !errors.is_empty() {
+        // Every problem at once: what the rest of the configuration has wrong too.
+        if let Err(more) = Settings::from_options(&o) {
+            errors.0.extend(more.0);
+        }
         return Err(config_err(py, errors));
     }
     Ok(o)

@@ -33,6 +33,12 @@ pub fn load(preset: Option<&str>, file: Option<&std::path::Path>, sets: &[String
             errors.0.extend(e.0);
         }
     }
-    errors.into_result(())?;
-    Settings::from_options(&o)
+    if errors.is_empty() {
+        return Settings::from_options(&o);
+    }
+    // A --set that could not be read still lets the rest be checked: every problem at once.
+    if let Err(more) = Settings::from_options(&o) {
+        errors.0.extend(more.0);
+    }
+    Err(errors)
 }

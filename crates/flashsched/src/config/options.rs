@@ -72,7 +72,15 @@ impl Options {
         let mut flat = Vec::new();
         let mut errors = ConfigErrors::default();
         flatten("", toml::Value::Table(table), &mut flat, &mut errors, origin);
+        // One source may give a key once: a dict with "device.geometry.channels" and with
+        // {"device": {"geometry": {"channels": ...}}} names it twice, and neither may win silently
+        // (the TOML reader refuses the same for a file).
+        let mut seen = std::collections::HashSet::new();
         for (path, value) in flat {
+            if !seen.insert(path.clone()) {
+                errors.push(ConfigError::new(&path, origin, "given twice (as a dotted key and in a nested table, say): give it once".into()));
+                continue;
+            }
             self.entries.insert(path, Entry { value, origin: origin.to_string() });
         }
         self.errors.0.extend(errors.0);
@@ -103,7 +111,14 @@ impl Options {
         };
         let path = path.trim();
         let raw = raw.trim();
-        let value = parse_scalar(raw);
+        let value = match parse_set_value(raw) {
+            Ok(v) => v,
+            Err(message) => {
+                // Recorded with the other problems (keys, values), so that every one is reported.
+                self.errors.push(ConfigError::new(path, "--set", message));
+                return Ok(());
+            }
+        };
         if path == "preset" {
             if let toml::Value::String(p) = &value {
                 self.apply_preset(p, 0)?;
@@ -122,7 +137,23 @@ impl Options {
     }
 }
 
-/// Read a `--set` value: TOML scalar if it parses as one, else a bare string.
+/// Read a `--set` value: a TOML value if it parses as one, else a bare string; but a value that
+/// starts as a TOML string, array or table and does not parse is an error, not text (a quoted
+/// string with a raw line break in it, say, which TOML does not allow: `\n` is the way).
+pub fn parse_set_value(raw: &str) -> Result<toml::Value, String> {
+    let doc = format!("v = {raw}");
+    match doc.parse::<toml::Table>() {
+        Ok(mut t) => Ok(t.remove("v").unwrap_or_else(|| toml::Value::String(raw.to_string()))),
+        Err(e) if raw.starts_with(['"', '\'', '[', '{']) => {
+            let why = e.message().lines().next().unwrap_or("invalid").to_string();
+            Err(format!("{raw:?} is not a valid TOML value ({why}); a line break in a string is written \\n"))
+        }
+        Err(_) => Ok(toml::Value::String(raw.to_string())),
+    }
+}
+
+/// Read a value written by this project (a key's default): TOML scalar if it parses as one, else
+/// a bare string.
 pub fn parse_scalar(raw: &str) -> toml::Value {
     let doc = format!("v = {raw}");
     match doc.parse::<toml::Table>() {

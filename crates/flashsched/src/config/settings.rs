@@ -28,12 +28,14 @@ impl Resolved {
     pub fn to_toml_literal(&self) -> String {
         match self {
             Resolved::Int(i) => i.to_string(),
+            Resolved::Float(f) if f.is_nan() => "nan".into(),
             Resolved::Float(f) => {
                 let s = format!("{f}");
-                if s.contains('.') || s.contains('e') || s.contains("inf") || s.contains("NaN") { s } else { format!("{s}.0") }
+                if s.contains('.') || s.contains('e') || s.contains("inf") { s } else { format!("{s}.0") }
             }
             Resolved::Bool(b) => b.to_string(),
-            Resolved::Str(s) => format!("{s:?}"),
+            // TOML's own escapes (a control character as \u0000, not Rust's \0).
+            Resolved::Str(s) => toml::Value::String(s.clone()).to_string(),
             Resolved::Duration(ns) => format!("\"{}\"", units::format_duration_ns(*ns)),
             Resolved::Size(b) => format!("\"{}\"", units::format_size(*b)),
             Resolved::Rate(r) => format!("\"{}\"", units::format_rate(*r)),
@@ -105,19 +107,30 @@ impl ResolvedMap {
         match self.get(path) { Resolved::Rate(r) => *r, r => panic!("{path} is {r:?}") }
     }
 
-    /// The resolved configuration as a TOML document with units, grouped by section.
+    /// The resolved configuration as a TOML document with units, grouped by section: each table
+    /// once (in the order its first key is registered), so that it reads back as the same
+    /// configuration (`flashsched config show NAME > c.toml; flashsched run --config c.toml`).
     pub fn to_toml(&self) -> String {
-        let mut out = String::new();
-        let mut section = "";
+        let mut sections: Vec<&str> = Vec::new();
         for spec in KEYS {
-            let (sec, key) = spec.path.rsplit_once('.').unwrap_or(("", spec.path));
-            if sec != section {
-                out.push_str(&format!("\n[{sec}]\n"));
-                section = sec;
+            let sec = spec.path.rsplit_once('.').map_or("", |(sec, _)| sec);
+            if !sections.contains(&sec) {
+                sections.push(sec);
             }
-            let (v, origin) = &self.values[spec.path];
-            let note = if origin == "default" { String::new() } else { format!("  # from {origin}") };
-            out.push_str(&format!("{key} = {}{note}\n", v.to_toml_literal()));
+        }
+        let mut out = String::new();
+        for sec in sections {
+            if !sec.is_empty() {
+                out.push_str(&format!("\n[{sec}]\n"));
+            }
+            for spec in KEYS.iter().filter(|k| k.path.rsplit_once('.').map_or("", |(s, _)| s) == sec) {
+                let key = spec.path.rsplit_once('.').map_or(spec.path, |(_, k)| k);
+                let (v, origin) = &self.values[spec.path];
+                // The origin is a file name, a preset or --set: printed on one line whatever it holds.
+                let origin: String = origin.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+                let note = if origin == "default" { String::new() } else { format!("  # from {origin}") };
+                out.push_str(&format!("{key} = {}{note}\n", v.to_toml_literal()));
+            }
         }
         out.trim_start().to_string()
     }
@@ -398,15 +411,16 @@ impl Settings {
         let with_profile = super::compat::apply(options)?;
         let options = &with_profile;
         let r = match ResolvedMap::resolve(options) {
-            Ok(r) if options.errors.is_empty() => r,
-            Ok(_) => return Err(options.errors.clone()),
+            Ok(r) => r,
             Err(e) => {
                 let mut all = options.errors.clone();
                 all.0.extend(e.0);
                 return Err(all);
             }
         };
-        let mut errors = ConfigErrors::default();
+        // Problems found while reading the options (a --set that could not be read, an unknown
+        // key) are reported with those the values have: every problem at once.
+        let mut errors = options.errors.clone();
         let mut err = |path: &str, msg: String| errors.push(ConfigError::new(path, r.origin(path), msg));
 
         let geometry = Geometry {
@@ -522,6 +536,12 @@ impl Settings {
                         geometry.planes()
                     ),
                 );
+            }
+        }
+
+        if r.str("ftl.allocation.scheme") == "region" && total_pages < u32::MAX as u128 && ps > 0 {
+            if let Some(msg) = uneven_regions(&geometry, logical_pages_of(&geometry, op), r.bytes("ftl.allocation.region_size"), gc_threshold) {
+                err("ftl.allocation.region_size", msg);
             }
         }
 
@@ -745,6 +765,35 @@ fn logical_pages_of(g: &Geometry, overprovisioning: f64) -> u64 {
     (l / planes) * planes
 }
 
+/// Why `region` allocation with regions of `region_bytes` (0: one region a chip) cannot hold the
+/// logical space, if it cannot. A region lives on one chip and stripes its pages over the chip's
+/// dies and planes (`ftl::alloc::region`), so its pages must be a whole number of stripes, and the
+/// chip that gets the most regions must fit them in its planes with GC's free-block floor left.
+/// (Otherwise a plane fills with data GC cannot move anywhere, and the run stalls.)
+fn uneven_regions(g: &Geometry, logical_pages: u64, region_bytes: u64, gc_threshold: f64) -> Option<String> {
+    let stripe = g.dies_per_chip as u64 * g.planes_per_die as u64;
+    let chips = g.channels as u64 * g.chips_per_channel as u64;
+    let page = g.page_size as u64;
+    let region = if region_bytes == 0 { logical_pages.div_ceil(chips) } else { region_bytes / page };
+    if region_bytes != 0 && (region_bytes % (page * stripe) != 0 || region == 0) {
+        return Some(format!(
+            "must be a positive multiple of {} bytes (a page on each of a chip's {stripe} planes), so that a region's pages fill its chip's planes evenly (got {region_bytes})",
+            page * stripe
+        ));
+    }
+    let regions = logical_pages.div_ceil(region);
+    let fullest_plane = regions.div_ceil(chips) * region / stripe;
+    let floor = gc_floor_blocks(gc_threshold, g.blocks_per_plane) as u64;
+    let room = (g.blocks_per_plane as u64).saturating_sub(floor + 1) * g.pages_per_block as u64;
+    (fullest_plane > room).then(|| {
+        format!(
+            "{regions} region(s) of {} bytes over {chips} chips put {fullest_plane} pages on the fullest plane, which holds {room} beside GC's free blocks; use regions that divide the logical capacity ({} bytes) into a multiple of {chips}, or 0 (one region a chip)",
+            region * page,
+            logical_pages * page
+        )
+    })
+}
+
 /// max(2, ceil(threshold x blocks_per_plane)): at least one block for GC's own writes plus one.
 pub fn gc_floor_blocks(threshold: f64, blocks_per_plane: u32) -> u32 {
     ((threshold * blocks_per_plane as f64).ceil() as u32).max(2)
@@ -782,6 +831,65 @@ mod tests {
         assert!(s.contains("device.timing.read"), "{s}");
         assert!(s.contains("ftl.overprovisioning"), "{s}");
         assert!(e.0.len() >= 3, "{s}");
+    }
+
+    /// What `config show` prints reads back to the same configuration: every preset, and a sample
+    /// of overrides (a string with a NUL and a newline, a float, sizes and durations).
+    #[test]
+    fn config_show_reads_back_to_the_same_configuration() {
+        let values = |s: &Settings| -> Vec<(String, String)> {
+            KEYS.iter().map(|k| (k.path.to_string(), format!("{:?}", s.resolved.get(k.path)))).collect()
+        };
+        let mut cases: Vec<Options> = super::super::presets::NAMES.iter().map(|n| Options::from_preset(n).unwrap()).collect();
+        let mut o = Options::from_preset("tiny").unwrap();
+        for set in ["name=\"a\\u0000b\\nc \\\"q\\\" #x\"", "ftl.gc.threshold=0.0625", "device.timing.program=\"1.5us\"", "host.max_merge=\"3KiB\"", "workload.synthetic.zipf_theta=0.99"] {
+            o.set(set).unwrap();
+        }
+        cases.push(o);
+        for o in cases {
+            let s = Settings::from_options(&o).unwrap();
+            let text = s.resolved.to_toml();
+            let mut back = Options::new();
+            back.merge_toml_str(&text, "shown.toml", 0).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            let again = Settings::from_options(&back).unwrap_or_else(|e| panic!("{e}\n{text}"));
+            assert_eq!(values(&s), values(&again), "{text}");
+        }
+    }
+
+    /// Region sizes that would fill one plane with data GC cannot move (and stall the run) are
+    /// refused when the configuration is read: 1 byte (not a whole stripe of pages), 1 TiB (every
+    /// region on one chip); the default (one region a chip) and sizes that divide the drive pass.
+    #[test]
+    fn region_sizes_that_cannot_hold_the_data_are_refused() {
+        let check = |size: &str| {
+            let mut o = Options::from_preset("tiny").unwrap();
+            o.set("ftl.allocation.scheme=\"region\"").unwrap();
+            o.set(&format!("ftl.allocation.region_size=\"{size}\"")).unwrap();
+            Settings::from_options(&o).err().map(|e| e.to_string())
+        };
+        for bad in ["1B", "1TiB", "4KiB"] {
+            let e = check(bad).unwrap_or_else(|| panic!("region_size {bad} accepted"));
+            assert!(e.contains("ftl.allocation.region_size"), "{bad}: {e}");
+        }
+        assert_eq!(check("0B"), None);
+        let s = Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap();
+        let per_chip = s.logical_pages() / 4 * 4096;
+        assert_eq!(check(&format!("{}B", per_chip / 2)), None, "two regions a chip");
+    }
+
+    /// A --set that cannot be read does not hide the other problems; a quoted value that is not
+    /// valid TOML (a raw line break inside the quotes) is an error, not literal text.
+    #[test]
+    fn a_set_that_cannot_be_read_is_reported_with_every_other_problem() {
+        let sets: Vec<String> =
+            ["name=\"x\ny\"", "device.geometry.channels=0", "no_equals_sign", "device.geometry.chanels=4"].iter().map(|s| s.to_string()).collect();
+        let e = crate::config::load(Some("tiny"), None, &sets).err().expect("accepted").to_string();
+        for part in ["name: \"\\\"x\\ny\\\"\" is not a valid TOML value", "device.geometry.channels: must be at least 1", "no_equals_sign: expected PATH=VALUE", "device.geometry.chanels"] {
+            assert!(e.contains(part), "missing {part:?} in:\n{e}");
+        }
+        // An escaped line break is a line break.
+        let s = crate::config::load(Some("tiny"), None, &["name=\"x\\ny\"".to_string()]).unwrap();
+        assert_eq!(s.name, "x\ny");
     }
 
     #[test]
