@@ -2,7 +2,7 @@
 //! `device.ecc.*`), validated into the model types of `nand::reliability`.
 
 use super::settings::ResolvedMap;
-use crate::nand::latency::ProgramMode;
+use crate::nand::mode::ProgramMode;
 use crate::nand::reliability::{EccLimit, LdpcLevels, RberModel, StepGrid};
 use crate::units::parse_duration_ns;
 

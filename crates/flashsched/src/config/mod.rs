@@ -4,8 +4,10 @@
 
 pub mod compat;
 pub mod device_model;
+pub mod page_cache;
 pub mod error;
 pub mod keys;
+pub mod mechanisms;
 pub mod options;
 pub mod presets;
 pub mod schema;

@@ -244,14 +244,6 @@ pub struct Timing {
     pub channel_whole_ns: bool,
 }
 
-impl Timing {
-    /// Bus time of `bytes` of data, without the command overhead: ceil(bytes / width / rate).
-    #[inline]
-    pub fn transfer_ns(&self, bytes: u64) -> u64 {
-        crate::ctrl::BusTiming::new(self).transfer_ns(bytes)
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Precondition {
     pub fill: f64,
@@ -381,7 +373,7 @@ pub struct WorkloadSettings {
     pub max_request_bytes: u64,
     pub fold_modulo: bool,
     /// Buffered closed-loop jobs: `workload.jobs.buffered`, `fsync` and `workload.page_cache.*`.
-    pub page_cache: crate::workload::PageCacheSettings,
+    pub page_cache: super::page_cache::PageCacheSettings,
 }
 
 /// Everything a run needs, validated.
@@ -614,7 +606,7 @@ impl Settings {
         }
         // Slacker's write pausing pauses programs: the NAND must be able to.
         let tsu = r.str("tsu.scheduler");
-        if crate::tsu::Mechanisms::named(tsu).wp {
+        if super::mechanisms::Mechanisms::named(tsu).wp {
             if !r.bool("device.suspend.program") {
                 err("tsu.scheduler", format!("\"{tsu}\" pauses programs for reads (write pausing): set device.suspend.program = true"));
             }
@@ -720,7 +712,7 @@ impl Settings {
             warmup: r.int("workload.warmup") as u64,
             max_request_bytes: r.bytes("workload.max_request_size"),
             fold_modulo: r.str("workload.fold") == "modulo",
-            page_cache: crate::workload::PageCacheSettings::from_resolved(&r),
+            page_cache: super::page_cache::PageCacheSettings::from_resolved(&r),
         };
         let settings = Settings {
             name: r.str("name").to_string(),
@@ -738,7 +730,7 @@ impl Settings {
             stats_max_intervals: r.int("stats.max_intervals") as u64,
             resolved: r.clone(),
         };
-        crate::workload::page_cache::validate(&settings, &mut err);
+        super::page_cache::validate(&settings, &mut err);
         errors.into_result(settings)
     }
 
@@ -813,7 +805,6 @@ mod tests {
         let s = Settings::from_options(&Options::new()).unwrap();
         assert_eq!(s.geometry.channels, 8);
         assert_eq!(s.timing.program_ns, 600_000);
-        assert_eq!(s.timing.transfer_ns(4096), 12_301); // ceil(4096 / 333e6 s)
     }
 
     #[test]

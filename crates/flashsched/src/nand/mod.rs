@@ -11,6 +11,7 @@
 pub mod divisor;
 pub mod latency;
 pub mod ldpc;
+pub mod mode;
 pub mod reliability;
 pub mod reliable;
 

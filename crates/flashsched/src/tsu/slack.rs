@@ -50,7 +50,7 @@ pub struct Latencies {
 impl Latencies {
     pub fn new(s: &Settings) -> Self {
         let t = &s.timing;
-        let xfer = t.transfer_ns(s.geometry.page_size as u64);
+        let xfer = crate::ctrl::BusTiming::new(t).transfer_ns(s.geometry.page_size as u64);
         Latencies {
             read: t.command_ns[NandOpKind::Read as usize] + t.read_ns + t.read_ready_ns + xfer,
             write: t.command_ns[NandOpKind::Program as usize] + xfer + t.program_ns,

@@ -38,27 +38,7 @@ use crate::nand::Layout;
 use crate::sim::txn::{ReqId, Txn, TxnId, TxnKind};
 use crate::stats::as_f64;
 
-/// Which of Slacker's mechanisms run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Mechanisms {
-    pub rbyp: bool,
-    pub wbyp: bool,
-    pub wp: bool,
-}
-
-impl Mechanisms {
-    /// The mechanisms of a `tsu.scheduler` name.
-    pub fn named(name: &str) -> Self {
-        match name {
-            "slacker" => Mechanisms { rbyp: true, wbyp: true, wp: true },
-            "rbyp" => Mechanisms { rbyp: true, ..Default::default() },
-            "wbyp" => Mechanisms { wbyp: true, ..Default::default() },
-            "wp" => Mechanisms { wp: true, ..Default::default() },
-            "rbyp+wp" => Mechanisms { rbyp: true, wp: true, ..Default::default() },
-            _ => Mechanisms::default(),
-        }
-    }
-}
+pub use crate::config::mechanisms::Mechanisms;
 
 /// A request used a mechanism (bits of `Track::used`).
 const USED_RBYP: u8 = 1;
