@@ -10,6 +10,7 @@ pub mod keys;
 pub mod mechanisms;
 pub mod options;
 pub mod presets;
+pub mod resolved;
 pub mod schema;
 pub mod settings;
 

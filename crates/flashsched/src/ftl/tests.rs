@@ -1,0 +1,145 @@
+use super::*;
+use crate::config::{Options, Settings};
+
+fn ftl() -> Ftl {
+    let s = Settings::from_options(&Options::from_preset("tiny").unwrap()).unwrap();
+    let layout = Layout::new(&s.geometry);
+    Ftl::new(layout, s.logical_pages(), s.gc_floor_blocks())
+}
+
+#[test]
+fn overwrites_and_trims_keep_the_page_accounting() {
+    let mut f = ftl();
+    for lpn in [0, 1, 0, 2, 1] {
+        let ppn = f.allocate(0, Writer::Host).unwrap();
+        f.program(lpn, ppn);
+    }
+    f.trim(2);
+    assert_eq!(f.check_invariants(), Ok(()));
+    assert_eq!(f.quick_check(), Ok(()));
+    // The end of a run's single pass: the same counts and the same verdict.
+    f.blocks[3].erase_count = 5;
+    assert_eq!(f.erase_counts_and_check(), (f.erase_counts(), Ok(()), f.plane_valid_range()));
+}
+
+#[test]
+fn streams_keep_their_own_open_blocks_and_open_them_by_their_rule() {
+    let mut f = ftl();
+    let bpp = f.layout.blocks_per_plane;
+    let ppb = f.layout.pages_per_block;
+    // Wear the plane's first blocks unevenly, then free them: counts 3, 1, 2.
+    for (b, n) in [(0u32, 3u32), (1, 1), (2, 2)] {
+        f.blocks[b].erase_count = n;
+    }
+    for _ in 0..3 * ppb {
+        let p = f.allocate(0, Writer::Host).unwrap();
+        f.program(p % 1000, p);
+    }
+    for b in 0..3 {
+        // Invalidate by trimming what they hold, then erase.
+        for (_, lpn) in f.valid_pages(b) {
+            f.trim(lpn);
+        }
+    }
+    // Block 2 is still the default stream's open block (full, not yet closed): free 0 and 1.
+    for b in 0..2 {
+        f.blocks[b].state = BlockState::Full;
+        f.erase(b);
+        f.blocks[b].erase_count -= 1; // keep the counts above (erase added one)
+    }
+    f.open_rules = [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest];
+    // The hot stream opens the least worn free block: a never-used one (count 0).
+    let hot = f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap();
+    assert_eq!(f.layout.block_of(hot), 3, "the next fresh block");
+    // The default stream's block is full: it opens the most worn free block, block 0 (3).
+    let cold = f.allocate_in(0, Writer::Host, STREAM_DEFAULT).unwrap();
+    assert_eq!(f.layout.block_of(cold), 0);
+    assert_eq!(f.block_state(2), BlockState::Full, "the old frontier closed when its stream moved on");
+    // Each stream keeps writing its own block.
+    assert_eq!(f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap(), hot + 1);
+    assert_eq!(f.allocate_in(0, Writer::Host, STREAM_DEFAULT).unwrap(), cold + 1);
+    // Migration blocks are pinned, never opened by allocation.
+    assert_eq!(f.allocate_in(0, Writer::Gc, STREAM_MIGRATION), None);
+    let m = f.pin_migration_block(0, OpenRule::MostWorn, 1).unwrap();
+    assert_eq!(m, 1, "the most worn free block left");
+    assert_eq!(f.pin_migration_block(0, OpenRule::MostWorn, 1), None, "one per plane");
+    assert_eq!(f.allocate_in(0, Writer::Gc, STREAM_MIGRATION).unwrap(), m * ppb);
+    f.close_migration_block(0);
+    assert_eq!(f.block_state(m), BlockState::Full, "closed with free pages: a GC candidate");
+    assert_eq!(f.migration_block(0), None);
+    assert!(bpp > 4);
+    // Pages reserved but not programmed: program them so the accounting holds.
+    for p in [hot, hot + 1, cold, cold + 1, m * ppb] {
+        f.program(500 + p % 100, p);
+    }
+    assert_eq!(f.check_invariants(), Ok(()));
+}
+
+#[test]
+fn a_second_stream_may_not_take_gc_s_last_block() {
+    let mut f = ftl();
+    let ppb = f.layout.pages_per_block;
+    let bpp = f.layout.blocks_per_plane;
+    // Fill the default stream until the host is refused: GC keeps a block's worth of pages.
+    let mut lpn = 0;
+    while let Some(p) = f.allocate(0, Writer::Host) {
+        f.program(lpn, p);
+        lpn += 1;
+    }
+    assert_eq!(f.free_blocks(0), 1);
+    assert_eq!(lpn, (bpp - 1) * ppb);
+    // The hot stream needs a block of its own: taking the last would leave GC nothing.
+    assert_eq!(f.allocate_in(0, Writer::Host, STREAM_HOT), None);
+    assert_eq!(f.peek_in(0, Writer::Host, STREAM_HOT), None);
+}
+
+#[test]
+fn a_page_allocated_but_never_programmed_breaks_the_accounting() {
+    // The invariant check must be able to fail: a page below the write pointer that is
+    // neither valid nor invalidated is lost.
+    let mut f = ftl();
+    let ppn = f.allocate(0, Writer::Host).unwrap();
+    f.program(7, ppn);
+    let _lost = f.allocate(0, Writer::Host).unwrap();
+    assert!(f.check_invariants().unwrap_err().contains("1 valid + 0 invalid + "));
+    assert!(f.quick_check().is_err());
+    assert_eq!(f.erase_counts_and_check().1, f.quick_check());
+}
+
+#[test]
+fn the_planes_copy_of_the_write_pointer_follows_the_block_and_is_checked() {
+    let mut f = ftl();
+    let ppb = f.layout.pages_per_block;
+    // Fill one block and open the next: the copy starts again from 0 with the new block.
+    for lpn in 0..ppb + 3 {
+        let ppn = f.allocate(0, Writer::Host).unwrap();
+        assert_eq!(ppn % ppb, lpn % ppb);
+        f.program(lpn, ppn);
+    }
+    assert_eq!(f.planes[0].open_wp[STREAM_DEFAULT as usize], 3);
+    assert_eq!(f.check_invariants(), Ok(()));
+    // The hot stream's block, filled and closed once its last page is programmed.
+    for lpn in 0..ppb {
+        let ppn = f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap();
+        f.program(1000 + lpn, ppn);
+    }
+    assert_eq!(f.planes[0].open_wp[STREAM_HOT as usize], ppb as u16);
+    let hot = f.planes[0].active[STREAM_HOT as usize];
+    f.close_if_full(0, hot);
+    assert_eq!((f.planes[0].active[STREAM_HOT as usize], f.planes[0].open_wp[STREAM_HOT as usize]), (NONE, 0));
+    // A pinned migration block, written and closed.
+    let m = f.pin_migration_block(0, OpenRule::Oldest, 0).unwrap();
+    let ppn = f.allocate_in(0, Writer::Gc, STREAM_MIGRATION).unwrap();
+    assert_eq!(ppn, m * ppb);
+    f.program(2000, ppn);
+    assert_eq!(f.planes[0].open_wp[STREAM_MIGRATION as usize], 1);
+    assert_eq!(f.check_invariants(), Ok(()));
+    f.close_migration_block(0);
+    assert_eq!(f.planes[0].open_wp[STREAM_MIGRATION as usize], 0);
+    assert_eq!(f.check_invariants(), Ok(()));
+    f.planes[0].open_wp[STREAM_DEFAULT as usize] = 2;
+    assert!(f.check_invariants().unwrap_err().contains("has write pointer 3 but the plane says 2"));
+    f.planes[0].open_wp[STREAM_DEFAULT as usize] = 3;
+    f.planes[0].open_wp[STREAM_HOT as usize] = 5;
+    assert!(f.check_invariants().unwrap_err().contains("stream 1 has no open block but the plane keeps a write pointer of 5"));
+}
