@@ -417,7 +417,28 @@ def _reproduce(args: argparse.Namespace) -> int:
     if len(cmp):
         print(cmp.to_string(index=False, na_rep=""))
     print(f"\nresults, figure, comparison and report in {out}/", file=sys.stderr)
-    return EXIT_OK
+    return _reproduce_failures(out)
+
+
+def _reproduce_failures(out: Path) -> int:
+    """A reproduction whose runs partly failed still writes its results (over the runs that
+    succeeded, as its comparison's notes say), but does not exit 0: 2 when every failure was bad
+    input, 1 otherwise; each failed run is named."""
+    import pandas as pd
+
+    from .sweeps import failures_are_bad_input
+
+    files = sorted(out.rglob("failed_runs.csv"))
+    if not files:
+        return EXIT_OK
+    failed = pd.concat([pd.read_csv(f).assign(status="failed") for f in files], ignore_index=True)
+    print(f"{len(failed)} runs failed (failed_runs.csv in {', '.join(str(f.parent) for f in files)}):", file=sys.stderr)
+    for _, row in failed.head(20).iterrows():
+        first = str(row["error"]).splitlines()[0] if str(row["error"]) else "(no message)"
+        print(f"  failed: run {row['run_id']}: {first}", file=sys.stderr)
+    if len(failed) > 20:
+        print(f"  ... and {len(failed) - 20} more", file=sys.stderr)
+    return EXIT_USAGE if failures_are_bad_input(failed) else EXIT_FAILED
 
 
 class _Terminated:

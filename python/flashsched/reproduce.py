@@ -3,8 +3,9 @@ spec, the figure to draw, and the paper's reported numbers to set beside ours.
 ``flashsched reproduce NAME`` runs the sweep and writes, into one folder: the results table
 (``results.parquet``), the figure (PNG and PDF), ``comparison.csv`` (paper vs. simulator, and
 whether each workload is real or synthetic; with several seeds, the mean and 95% confidence
-interval), ``policy_stats.csv`` (mean and 95% interval of each reported metric per workload and
-policy) and a self-contained ``report.html``.
+interval; a number the runs did not measure, as the GC time of a run too short to collect, is
+left empty (``n/a`` in the report) and its ``note`` says why), ``policy_stats.csv`` (mean and 95%
+interval of each reported metric per workload and policy) and a self-contained ``report.html``.
 """
 
 from __future__ import annotations
@@ -53,13 +54,31 @@ def _as_list(spec: Any) -> list[dict[str, Any]]:
     return [] if not spec else list(spec) if isinstance(spec, list) else [spec]
 
 
+def _numeric(frame: "pd.DataFrame", columns: Any) -> "pd.DataFrame":
+    """``frame`` with each of ``columns`` it has as numbers. A value a run did not measure (the
+    projected first failure of a run that erased no block) is None, which leaves a column of
+    Python objects when no run measured it; text in a metric column is an error, and raises."""
+    import pandas as pd
+
+    cols = [c for c in dict.fromkeys(columns) if c and c in frame.columns and frame[c].dtype == object]
+    if not cols:
+        return frame
+    frame = frame.copy()
+    for c in cols:
+        frame[c] = pd.to_numeric(frame[c])
+    return frame
+
+
 def comparison(exp: dict[str, Any], table: "pd.DataFrame", results: Path | None = None) -> "pd.DataFrame":
     """Paper vs. simulator, one row per compared number, for every ``[[compare]]`` block.
     ``results`` is the sweep's table path, beside which ``paired`` comparisons find the runs'
-    per-request latencies and keep what they computed."""
+    per-request latencies and keep what they computed. A row without a value (a metric no run
+    measured, a percentage of 0) or on fewer seeds than ran says why in its ``note``."""
     import pandas as pd
 
-    frames = [f for f in (_comparison(exp, cmp, table, results) for cmp in _as_list(exp.get("compare"))) if len(f)]
+    cmps = _as_list(exp.get("compare"))
+    table = _numeric(table, [c.get("metric") for c in cmps])
+    frames = [f for f in (_comparison(exp, cmp, table, results) for cmp in cmps) if len(f)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -87,12 +106,13 @@ def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame",
     for wl, paper_value in cmp["paper"].items():
         runs = ok[ok[col].astype(str) == str(wl)]
         ours = runs[cmp["metric"]]
-        value = float(ours.mean()) if len(ours) else float("nan")
+        value = float(ours.mean()) if ours.notna().any() else float("nan")
         # Keyed by another column: the kind of the workloads those runs replayed.
         kind = kinds.get(wl, "?") if col == "workload" else ", ".join(sorted({kinds.get(w, "?") for w in runs["workload"]})) or "?"
         rows.append({"workload": wl, "workload_kind": kind, "metric": cmp["metric"],
                      "paper": paper_value, "flashsched": round(value, 4),
                      "difference_pct": round(100 * (value - paper_value) / paper_value, 1) if paper_value else None,
+                     "note": _plain_note(runs, cmp["metric"], col, wl),
                      "paper_source": cmp.get("paper_source", "")})
     return pd.DataFrame(rows)
 
@@ -109,7 +129,11 @@ def mean_ci(values: Any) -> tuple[float, float, int]:
     the number of values; the half-width is NaN for fewer than two values."""
     import math
 
-    xs = [float(v) for v in values if v == v]  # drop NaN
+    import pandas as pd
+
+    # Drop NaN and None (a value a run did not measure, as the projected first failure of a run
+    # that erased no block).
+    xs = [float(v) for v in values if not pd.isna(v)]
     n = len(xs)
     if n == 0:
         return float("nan"), float("nan"), 0
@@ -124,18 +148,96 @@ def _by_seed(cmp: dict[str, Any], ok: "pd.DataFrame") -> "Iterator[tuple[str, pd
     """Per workload, the compared metric as a seed x policy table (workloads without the target
     policy are skipped)."""
     for wl, group in ok.groupby("workload", sort=False):
-        table = group.pivot_table(index="seed", columns=cmp["by"], values=cmp["metric"], aggfunc="mean")
+        table = _per_seed(group, ["seed"], cmp["by"], cmp["metric"])
         if cmp["target"] in table.columns:
             yield str(wl), table
 
 
+def _per_seed(ok: "pd.DataFrame", index: list[str], by: str, metric: str) -> "pd.DataFrame":
+    """``metric`` averaged per ``index`` (rows) and value of ``by`` (columns). Unlike a pivot table,
+    it keeps the rows and columns without a value (a policy that measured nothing in a short run):
+    the comparison says so instead of leaving them out unsaid."""
+    return ok.groupby([*index, by])[metric].mean().unstack(by)
+
+
+def _pct(num: "pd.Series", den: "pd.Series") -> "pd.Series":
+    """``num`` as a percentage of ``den``, per seed; no value where either has none or ``den`` is 0
+    (x / 0 is no percentage, 0 / 0 no number)."""
+    return 100 * num / den.where(den != 0)
+
+
+# A metric a run measured nothing for, and the count that says so: such a run has no value of the
+# metric, or 0 to divide by.
+_CAUSES = (("read_", "read_ios", "no reads"), ("write_", "write_ios", "no writes"),
+           ("gc_", "gc_invocations", "no garbage collection"), ("run_erase", "run_erases", "no block erased"),
+           ("first_failure", "run_erases", "no block erased"), ("erases", "erases", "no block erased"))
+
+
+def _cause(runs: "pd.DataFrame", metric: str) -> str:
+    """What ``runs`` had nothing of, for ``metric`` (``no writes``...), or empty when unknown."""
+    for prefix, count, what in _CAUSES:
+        if metric.startswith(prefix) and count in runs.columns and len(runs) and (runs[count].fillna(0) == 0).all():
+            return f" ({what})"
+    return ""
+
+
+def _lacks(ok: "pd.DataFrame", metric: str, by: str, policy: Any, keys: dict[str, list[Any]], divisor: bool) -> str:
+    """Why the runs of ``policy`` that ``keys`` (column: values) select give no number to compare:
+    no run, no value of ``metric``, or (a ``divisor``) 0; empty when they give one."""
+    runs = ok[ok[by].astype(str) == str(policy)]
+    for k, v in keys.items():
+        runs = runs[runs[k].isin(v)]
+    if not len(runs):
+        return f"no run of {policy}"
+    vals = runs[metric]
+    if vals.isna().all():
+        return f"{policy} has no {metric}{_cause(runs, metric)}"
+    if divisor and (vals.fillna(0) == 0).all():
+        return f"{metric} is 0 under {policy}{_cause(runs, metric)}"
+    return ""
+
+
+def _note(values: "pd.Series", why: str = "") -> str:
+    """Why a row has no value (no seed gave one: ``why``), or stands on fewer seeds than ran; empty
+    when every seed gave a value."""
+    total, n = len(values), int(values.notna().sum())
+    if n == total and total:
+        return ""
+    why = why or "not measured"
+    return f"no value: {why}" if n == 0 else f"{total - n} of {total} seeds without a value: {why}"
+
+
+def _pair_why(ok: "pd.DataFrame", metric: str, by: str, target: Any, other: Any, pct: "pd.DataFrame",
+              keys: dict[str, list[Any]]) -> str:
+    """Why the per-seed percentages ``pct`` (columns seed, pct) of ``target`` over ``other`` on the
+    runs ``keys`` selects lack a value in some seed; empty when none does."""
+    if pct["pct"].notna().all() and len(pct):
+        return ""
+    missing = {**keys, "seed": list(pct.loc[pct["pct"].isna(), "seed"])}
+    t, o = _lacks(ok, metric, by, target, missing, False), _lacks(ok, metric, by, other, missing, True)
+    if t and o and t.replace(str(target), str(other), 1) == o:  # the same for both: said once
+        return o.replace(f"{other} has no", f"neither {target} nor {other} has", 1)
+    return "; ".join(dict.fromkeys(r for r in (t, o) if r)) or "not measured"
+
+
+def _plain_note(runs: "pd.DataFrame", metric: str, col: str, key: Any) -> str:
+    """Why a plain comparison's value is missing, or stands on fewer runs than ran."""
+    if not len(runs):
+        return f"no value: no run with {col} = {key}"
+    n = int(runs[metric].notna().sum())
+    if n == len(runs):
+        return ""
+    why = f"{metric} not measured{_cause(runs[runs[metric].isna()], metric)}"
+    return f"no value: {why}" if n == 0 else f"{len(runs) - n} of {len(runs)} runs without a value: {why}"
+
+
 def _row(cmp: dict[str, Any], kinds: dict[str, str], wl: str, metric: str, paper: Any, values: "pd.Series",
-         **extra: Any) -> dict[str, Any]:
+         note: str | None = None, **extra: Any) -> dict[str, Any]:
     mean, ci, n = mean_ci(values)
     return {"workload": wl, "workload_kind": kinds.get(wl, "?"), "metric": metric, **extra, "paper": paper,
             "flashsched": round(mean, 1), "ci95": None if ci != ci else round(ci, 1), "seeds": n,
             "difference_pct": None if paper is None else round(mean - paper, 1),
-            "paper_source": cmp.get("paper_source", "")}
+            "note": _note(values) if note is None else note, "paper_source": cmp.get("paper_source", "")}
 
 
 def _gain_over_best(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
@@ -146,11 +248,17 @@ def _gain_over_best(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, st
     target = cmp["target"]
     rows = []
     for wl, t in _by_seed(cmp, ok):
-        others = t.drop(columns=target)
-        best = others.mean().idxmax()
-        gains = 100 * (t[target] / t[best] - 1)
+        means = t.drop(columns=target).mean()
+        if means.notna().any():
+            best = means.idxmax()
+            gains = 100 * (t[target] / t[best].where(t[best] != 0) - 1)
+            note = _note(gains, _pair_why(ok, cmp["metric"], cmp["by"], target, best, gains.rename("pct").reset_index(),
+                                          {"workload": [wl]}))
+        else:  # no other policy measured the metric: there is no best
+            best, gains = None, t[target] * float("nan")
+            note = f"no value: no policy but {target} has {cmp['metric']}"
         rows.append(_row(cmp, kinds, wl, f"{cmp['metric']}: {target} vs best other (%)", cmp.get("paper", {}).get(wl),
-                         gains, best_other=best))
+                         gains, note, best_other=best))
     return pd.DataFrame(rows)
 
 
@@ -163,9 +271,11 @@ def _target_over_each(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, 
     rows = []
     for wl, t in _by_seed(cmp, ok):
         for other in t.columns.drop(target):
-            pct = 100 * t[target] / t[other]
+            pct = _pct(t[target], t[other])
+            note = _note(pct, _pair_why(ok, cmp["metric"], cmp["by"], target, other, pct.rename("pct").reset_index(),
+                                        {"workload": [wl]}))
             rows.append(_row(cmp, kinds, wl, f"{cmp['metric']}: {target} as % of {other}",
-                             cmp.get("paper", {}).get(str(other)), pct))
+                             cmp.get("paper", {}).get(str(other)), pct, note))
     return pd.DataFrame(rows)
 
 
@@ -182,20 +292,33 @@ def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "p
         ok = ok[ok[k] == v]
     by, metric, across = cmp["by"], cmp["metric"], cmp.get("across")
     index = ["seed", "workload"] + ([across] if across else [])
-    t = ok.pivot_table(index=index, columns=by, values=metric, aggfunc="mean")
+    t = _per_seed(ok, index, by, metric)
     rows = []
     for target in cmp["targets"]:
         for other in cmp["against"]:
             if target == other or target not in t.columns or other not in t.columns:
                 continue
-            pct = (100 * t[target] / t[other]).rename("pct").reset_index()
+            pct = _pct(t[target], t[other]).rename("pct").reset_index()
+            lacking: dict[Any, dict[str, str]] = {}  # across value: workload: why it has no value
             for key, g in pct.groupby(([across] if across else []) + ["workload"], sort=False):
                 a, wl = key if across else (None, key[0] if isinstance(key, tuple) else key)
-                rows.append(_ratio_row(cmp, kinds.get(str(wl), "?"), str(wl), target, other, a, g["pct"]))
-            # Mean over workloads within each seed, then over seeds.
+                why = _pair_why(ok, metric, by, target, other, g, {"workload": [wl], **({across: [a]} if across else {})})
+                if why:
+                    lacking.setdefault(a, {})[str(wl)] = why
+                rows.append(_ratio_row(cmp, kinds.get(str(wl), "?"), str(wl), target, other, a, g["pct"], _note(g["pct"], why)))
+            # Mean over workloads within each seed, then over seeds: over the workloads with a
+            # value, and the row says which have none and why.
             means = pct.groupby(([across] if across else []) + ["seed"], sort=False)["pct"].mean().reset_index()
             for a, g in means.groupby(across, sort=False) if across else [(None, means)]:
-                rows.append(_ratio_row(cmp, "all workloads", "mean", target, other, a, g["pct"]))
+                gone = lacking.get(a, {})
+                why = "; ".join(dict.fromkeys(gone.values()))
+                if g["pct"].isna().all():
+                    note = f"no value in any workload: {why or 'not measured'}"
+                elif gone:
+                    note = f"mean of the workloads with a value; none for {', '.join(gone)}: {why}"
+                else:
+                    note = ""
+                rows.append(_ratio_row(cmp, "all workloads", "mean", target, other, a, g["pct"], note))
     return pd.DataFrame(rows)
 
 
@@ -210,7 +333,9 @@ def paired_shares(base: Any, other: Any) -> dict[str, float]:
     if len(base) != len(other):
         raise ValueError(f"the runs measured different requests ({len(base)} and {len(other)}): "
                          "a paired comparison needs the same workload and seed")
-    n = max(len(base), 1)
+    if not len(base):  # no request measured: no shares (not 100% unchanged)
+        return {s: float("nan") for s in SHARES}
+    n = len(base)
     improved = 100.0 * float(np.count_nonzero(other < base)) / n
     worse = 100.0 * float(np.count_nonzero(other > base)) / n
     return {"improved": improved, "unchanged": 100.0 - improved - worse, "worse": worse}
@@ -273,7 +398,7 @@ def _paired_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, share: str
 
 
 def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any, across_value: Any,
-               values: "pd.Series") -> dict[str, Any]:
+               values: "pd.Series", note: str) -> dict[str, Any]:
     paper = None
     for p in cmp.get("paper_values", []):
         if (p.get("workload", "mean") == wl and str(p.get("target", target)) == str(target)
@@ -283,7 +408,7 @@ def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any,
     across = {cmp["across"]: across_value} if cmp.get("across") else {}
     # The comparison's filter goes into its rows: two comparisons of one metric under different
     # `where` (say two idle thresholds) stay apart in comparison.csv and in ratio_lines figures.
-    return _row(cmp, {wl: kind}, wl, f"{cmp['metric']}: {target} as % of {other}", paper, values, **across,
+    return _row(cmp, {wl: kind}, wl, f"{cmp['metric']}: {target} as % of {other}", paper, values, note, **across,
                 **cmp.get("where", {}), where=_where_text(cmp))
 
 
@@ -299,6 +424,7 @@ def policy_stats(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
         return pd.DataFrame()
     wanted = [m for c in cmps for m in [c.get("metric"), *c.get("report_metrics", [])]]
     metrics = [m for m in dict.fromkeys(wanted) if m and m in table.columns]
+    table = _numeric(table, metrics)
     ok = table[table["status"] == "ok"]
     rows = []
     # Every swept parameter (a variant, a grid key), so that runs of different policies are never
@@ -322,6 +448,7 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
     of other experiments' names) runs each into a sub-folder of the same name and gathers their
     comparisons into one table and report; with ``workloads``, parts that have none of them are
     left out."""
+    _check_requests(requests)
     exp = load(name)
     out = Path(output or f"reproduce-{name}")
     if "parts" in exp:
@@ -329,6 +456,18 @@ def reproduce(name: str, output: str | Path | None = None, *, requests: int | No
                                 progress=progress, seeds=seeds, grid=grid, workloads=workloads)
     spec = _prepare(name, exp, requests=requests, seeds=seeds, grid=grid, workloads=workloads)
     return _run(name, exp, spec, out, workers=workers, cluster=cluster, progress=progress)
+
+
+def _check_requests(requests: Any) -> None:
+    """``requests`` is left out (None: the experiment's own sizes) or a positive whole number; 0
+    is no "default" but an empty run, refused before anything runs."""
+    import numbers
+
+    if requests is None:
+        return
+    if isinstance(requests, bool) or not isinstance(requests, numbers.Integral) or requests < 1:
+        raise ValueError(f"--requests must be at least 1 (got {requests!r}): it is the requests per workload (per job "
+                         "for closed-loop jobs); leave it out to run the experiment's own")
 
 
 def _prepare(name: str, exp: dict[str, Any], *, requests: int | None, seeds: list[int] | None,
@@ -359,7 +498,8 @@ def _prepare(name: str, exp: dict[str, Any], *, requests: int | None, seeds: lis
         # user runs the command from.
         if "trace" in w and not Path(w["trace"]).is_absolute() and (ROOT / w["trace"]).exists():
             w["trace"] = str((ROOT / w["trace"]).resolve())
-    if requests:
+    if requests is not None:
+        _check_requests(requests)
         for w in spec.get("workloads", []):
             if "profile" in w:
                 w["requests"] = requests
@@ -381,19 +521,36 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
     failed = table[table["status"] != "ok"]
     if len(failed) == len(table):
         first = failed.iloc[0]
-        raise _core.SimulationError(f"{name}: all {len(table)} runs failed (table in {out / 'results.parquet'}); "
+        from .sweeps import failures_are_bad_input
+
+        error = _core.ConfigError if failures_are_bad_input(table) else _core.SimulationError
+        raise error(f"{name}: all {len(table)} runs failed (table in {out / 'results.parquet'}); "
                                     f"the first, workload {first['workload']}: {first['error']}")
     ok = table[table["status"] == "ok"]
-    from .sweeps import latency_dir
+    from .output import atomic_write_text
+    from .sweeps import failed_runs, latency_dir
 
     lat = latency_dir(out / "results.parquet")
     cmp = comparison(exp, table, out / "results.parquet")
+    failed = failed_runs(table)
+    if len(failed):
+        # Said where the numbers are read: the means, intervals and figures are over the runs that
+        # succeeded, and failed_runs.csv (and the report) list the others with their errors.
+        params = [c for c in table.columns[1: list(table.columns).index("status")]]
+        atomic_write_text(out / "failed_runs.csv", failed[["run_id", *params, "error"]].to_csv(index=False, lineterminator="\n"))
+        hit = set(failed["workload"]) if "workload" in failed.columns else set()
+        said = f"{len(failed)} of {len(table)} runs failed (failed_runs.csv): means over the runs that succeeded"
+        if len(cmp) and "workload" in cmp.columns:
+            rows = cmp["workload"].isin(hit | {"mean"}) if hit else cmp["workload"].notna()
+            old = cmp["note"].fillna("") if "note" in cmp.columns else ""
+            cmp["note"] = old
+            cmp.loc[rows, "note"] = [f"{n}; {said}" if n else said for n in cmp.loc[rows, "note"]]
+    else:
+        (out / "failed_runs.csv").unlink(missing_ok=True)
     figures = _as_list(exp.get("figure"))
     for i, fig_spec in enumerate(figures):
         stem = "figure" if i == 0 else f"figure{i + 1}"
         _figure(fig_spec, ok, cmp, out / stem, exp.get("title"))
-    from .output import atomic_write_text
-
     atomic_write_text(out / "comparison.csv", cmp.to_csv(index=False, lineterminator="\n"))
     stats = policy_stats(exp, table)
     if len(stats):
@@ -407,8 +564,17 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
     first = next((f for f in figures if f.get("kind") == "normalized_bars"), figures[0] if figures else {})
     report.write(table, out / "report.html", title=exp.get("title", name), by=first.get("by"),
                  group=first.get("group"), baseline=first.get("baseline"), plots_where=first.get("where"),
-                 paper=cmp.to_dict("records") if len(cmp) else None, notes=exp.get("notes", ""))
+                 paper=_shown(cmp).to_dict("records") if len(cmp) else None, notes=exp.get("notes", ""))
     return out
+
+
+def _shown(cmp: "pd.DataFrame") -> "pd.DataFrame":
+    """The comparison as the report shows it: ``n/a`` where we have no value (its ``note`` says
+    why), other empty cells (no paper number, no interval) empty."""
+    shown = cmp.astype(object).where(cmp.notna(), "")
+    if "flashsched" in shown.columns:
+        shown.loc[cmp["flashsched"].isna(), "flashsched"] = "n/a"
+    return shown
 
 
 def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None:
@@ -489,6 +655,7 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
     metric label is ``label``, against the ``across`` column, one line per workload)."""
     kind = spec.get("kind")
     title = spec.get("title", title)
+    ok = _numeric(ok, [spec.get("metric"), *spec.get("parts", [])])
     if kind == "normalized_bars":
         for k, v in spec.get("where", {}).items():
             ok = ok[ok[k] == v]
@@ -569,5 +736,5 @@ def _reproduce_parts(name: str, exp: dict[str, Any], out: Path, **kwargs: Any) -
             frames.append(cmp)
     cmp = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     atomic_write_text(out / "comparison.csv", cmp.to_csv(index=False, lineterminator="\n"))
-    atomic_write_text(out / "report.html", report.index(exp.get("title", name), links, cmp, exp.get("notes", "")))
+    atomic_write_text(out / "report.html", report.index(exp.get("title", name), links, _shown(cmp), exp.get("notes", "")))
     return out
