@@ -73,6 +73,9 @@ class Run:
     seed: int
     # Where to keep the run's per-request latencies (`keep_latencies`), or "".
     latency_file: str = ""
+    # The files the run reads (its trace, config files), as absolute paths: a worker of a cluster
+    # checks it can see them before it runs (`run_one`).
+    files: tuple[str, ...] = ()
 
 
 @dataclass
@@ -99,7 +102,9 @@ class Spec:
                 data = tomllib.loads(path.read_text())
             except tomllib.TOMLDecodeError as e:
                 raise SweepError(f"{path}: not valid TOML: {e}") from None
-            base = path.parent
+            # Absolute: the paths resolved against it are shipped to workers that may run in
+            # another folder (or on another machine of a cluster).
+            base = path.parent.resolve()
         known = {"name", "config", "grid", "runs", "variants", "workloads", "seeds", "output", "keep_latencies"}
         unknown = sorted(set(data) - known)
         if unknown:
@@ -159,8 +164,11 @@ class Spec:
                 raise SweepError(f"workloads.{params['workload']}: {', '.join(clash)} set both by the workload's "
                                  "`set` and by the grid or a variant; set it in one place")
             sets = self._workload_sets(wl) + [f"{k}={_scalar(v)}" for k, v in keys_set.items()] + [f"seed={seed}"]
+            files = tuple(payload for kind, payload, _ in sources if kind == "file")
+            if "trace" in wl:
+                files += (str(self._path(wl["trace"])),)
             out.append(Run(run_id=_run_id(sources, sets, wl, self.base_dir), params=params, sources=sources,
-                           sets=sets, workload=params["workload"], seed=seed))
+                           sets=sets, workload=params["workload"], seed=seed, files=files))
         seen: dict[str, Run] = {}
         for r in out:
             first = seen.setdefault(r.run_id, r)
@@ -171,10 +179,14 @@ class Spec:
                                  "(identical resolved configuration, workload and seed)")
         return out
 
+    def _path(self, path: str | os.PathLike[str]) -> Path:
+        """A path of the spec, absolute: relative ones are relative to the spec's folder."""
+        p = Path(path)
+        return p if p.is_absolute() else (self.base_dir / p).absolute()
+
     def _resolve_path(self, config: Any) -> Any:
         if isinstance(config, str) and config not in _core.preset_names():
-            p = Path(config)
-            return str(p if p.is_absolute() else self.base_dir / p)
+            return str(self._path(config))
         return config
 
     def _workload_sets(self, wl: Mapping[str, Any]) -> list[str]:
@@ -184,8 +196,7 @@ class Spec:
             raise SweepError(f"workloads.{wl.get('name', '?')}: unknown keys {sorted(unknown)} (known: {sorted(allowed)})")
         sets: list[str] = []
         if "trace" in wl:
-            p = Path(wl["trace"])
-            sets += workload_sets(p if p.is_absolute() else self.base_dir / p, wl.get("format"))
+            sets += workload_sets(self._path(wl["trace"]), wl.get("format"))
         if "profile" in wl:
             from . import profiles
 
@@ -274,6 +285,10 @@ def run_one(run: Run) -> dict[str, Any]:
     row: dict[str, Any] = {"run_id": run.run_id, **run.params}
     t0 = time.perf_counter()
     try:
+        missing = [f for f in run.files if not os.path.exists(f)]
+        if missing:
+            raise SweepError(f"{_where_am_i()} cannot see {', '.join(missing)}: the workers of a cluster must see "
+                             "the files of a sweep at the same paths as the client (a shared file system)")
         r = simulate_sources(run.sources, run.sets, request_log=bool(run.latency_file))
         if run.latency_file:
             _save_latencies(Path(run.latency_file), r.request_columns or {})
@@ -290,6 +305,18 @@ def run_one(run: Run) -> dict[str, Any]:
             row["error"] += "\n" + traceback.format_exc(limit=3)
     row["wall_s"] = round(time.perf_counter() - t0, 4)
     return row
+
+
+def _where_am_i() -> str:
+    """This process, as a failed run's error names it: host, process and working folder."""
+    import socket
+
+    return f"worker {socket.gethostname()} (pid {os.getpid()}, in {os.getcwd()})"
+
+
+def _missing_files(paths: Sequence[str]) -> list[str]:
+    """On a worker: the files it cannot see."""
+    return [p for p in paths if not os.path.exists(p)]
 
 
 class Executor(Protocol):
@@ -388,25 +415,46 @@ class DaskExecutor:
 
     @staticmethod
     def from_jobqueue(spec_path: str | os.PathLike[str]) -> "DaskExecutor":
-        """A dask-jobqueue cluster from a TOML file: ``kind = "slurm"`` (or pbs, sge, lsf, htcondor),
-        ``jobs = N``, and the cluster class's keyword arguments under ``[cluster]``."""
+        """A dask-jobqueue cluster from a TOML file: ``kind = "slurm"`` (or pbs, sge, lsf, htcondor, or
+        local: jobs as processes on this machine), ``jobs = N``, and the cluster class's keyword
+        arguments under ``[cluster]``."""
         spec = tomllib.loads(Path(spec_path).read_text())
         try:
             import dask_jobqueue
         except ImportError as e:
             raise SweepError("dask-jobqueue is not installed: pip install dask-jobqueue") from e
         classes = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluster", "lsf": "LSFCluster",
-                   "htcondor": "HTCondorCluster"}
+                   "htcondor": "HTCondorCluster", "local": "local.LocalCluster"}
         kind = spec.get("kind", "slurm")
         if kind not in classes:
             raise SweepError(f"{spec_path}: kind must be one of {', '.join(classes)}")
-        cluster = getattr(dask_jobqueue, classes[kind])(**spec.get("cluster", {}))
+        # `local`: dask-jobqueue's own jobs run as processes on this machine (its test cluster): the
+        # same path through the job queue machinery, without a batch system.
+        if kind == "local":
+            import importlib
+
+            cls = importlib.import_module("dask_jobqueue.local").LocalCluster
+        else:
+            cls = getattr(dask_jobqueue, classes[kind])
+        cluster = cls(**spec.get("cluster", {}))
         cluster.scale(jobs=int(spec.get("jobs", 1)))
         return DaskExecutor(cluster=cluster)
+
+    def check_files(self, paths: Sequence[str]) -> None:
+        """Before anything runs: every worker sees every file the runs read, at the same path; a
+        SweepError names the workers and the files they cannot see."""
+        if not paths:
+            return
+        missing = {w: m for w, m in self.client.run(_missing_files, sorted(set(paths))).items() if m}
+        if missing:
+            lines = [f"  {w}: {', '.join(m)}" for w, m in sorted(missing.items())]
+            raise SweepError("workers cannot see files the runs read (workers must see the client's files at the same "
+                             "paths, as on a cluster's shared file system):\n" + "\n".join(lines))
 
     def map_unordered(self, fn: Callable[[Run], dict[str, Any]], items: Sequence[Run]) -> Iterator[tuple[Run, Any]]:
         from distributed import as_completed
 
+        self.check_files([f for item in items for f in item.files])
         futures = {self.client.submit(fn, item, pure=False): item for item in items}
         for fut in as_completed(list(futures)):
             item = futures[fut]
@@ -464,7 +512,8 @@ def sweep(
 
     s = Spec.load(spec)
     runs = s.expand()
-    out = Path(output) if output is not None else None
+    # Absolute: the latencies' paths go to workers that may run in another folder.
+    out = Path(output).absolute() if output is not None else None
     finished = _load_finished(out)
     if s.keep_latencies:
         if out is None:
