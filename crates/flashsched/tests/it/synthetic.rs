@@ -123,15 +123,13 @@ fn recurring_extents_are_rewritten_whole_and_replaced_over_time() {
 /// only in on periods, and their mean gap is the configured one plus the off time crossed.
 #[test]
 fn onoff_with_gaps_much_longer_than_bursts_is_quick_and_exact() {
-    let sets = ["workload.synthetic.arrival=onoff", "workload.synthetic.interarrival=10s", "workload.synthetic.on_time=1ns", "workload.synthetic.off_time=1ns"];
-    let mut all: Vec<String> = vec!["workload.kind=synthetic".into(), "workload.synthetic.requests=2000".into()];
-    all.extend(sets.iter().map(|s| s.to_string()));
-    let s = config::load(Some("tiny"), None, &all).unwrap();
-    let mut w = workload::build(&s).unwrap();
-    let mut reqs = Vec::new();
-    while let Some(r) = w.next_request().unwrap() {
-        reqs.push(r);
-    }
+    let reqs = generate(&[
+        "workload.synthetic.requests=2000",
+        "workload.synthetic.arrival=onoff",
+        "workload.synthetic.interarrival=10s",
+        "workload.synthetic.on_time=1ns",
+        "workload.synthetic.off_time=1ns",
+    ]);
     assert_eq!(reqs.len(), 2000);
     assert!(reqs.windows(2).all(|w| w[0].arrival <= w[1].arrival));
     // Half the time is off: a 10 s gap of on time spans about 20 s of simulated time.
