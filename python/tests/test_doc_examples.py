@@ -20,6 +20,9 @@ def blocks(path: Path, lang: str) -> list[str]:
 
 
 def test_shell_examples_in_order() -> None:
+    """Every `flashsched` line of the ```sh blocks of docs/experiments.md, in order. Examples that
+    need machines of the reader's (a cluster's scheduler) are in ```text blocks: never run here,
+    so that no test sends traffic anywhere but this machine."""
     require_shared("the examples use a real trace")
     for block in blocks(DOCS[0], "sh"):
         for line in block.splitlines():
@@ -27,6 +30,7 @@ def test_shell_examples_in_order() -> None:
             if not line.startswith("flashsched "):
                 continue
             args = shlex.split(line)[1:]
+            assert "--cluster" not in args, f"{line}: a cluster example belongs in a ```text block"
             r = subprocess.run([sys.executable, "-m", "flashsched", *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
             assert r.returncode == 0, f"{line}\n{r.stderr}"
 
