@@ -316,7 +316,7 @@ def _policies(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from .sweeps import DaskExecutor, failed_runs, failures_are_bad_input, sweep
+    from .sweeps import DaskExecutor, failed_runs, sweep
 
     executor = DaskExecutor.from_jobqueue(args.jobqueue) if args.jobqueue else None
     out = args.output or args.spec.with_suffix(".parquet")
@@ -324,16 +324,23 @@ def _sweep(args: argparse.Namespace) -> int:
                   rerun_failed=args.rerun_failed, progress=not args.quiet)
     failed = failed_runs(table)
     print(f"{len(table)} runs, {len(failed)} failed: {out}", file=sys.stderr)
+    return _failed_exit(failed, "the table's status and error columns")
+
+
+def _failed_exit(failed: Any, where: str) -> int:
+    """Name each failed run (its error's first line; `where` has them all) and give the exit
+    status: 0 with none, 2 when every failure was bad input, 1 otherwise."""
+    from .sweeps import failures_are_bad_input
+
     if not len(failed):
         return EXIT_OK
-    # Each failed run on a line of its own (its first line of error); the table has them all.
     shown = 20
     for _, row in failed.head(shown).iterrows():
         first = str(row["error"]).splitlines()[0] if str(row["error"]) else "(no message)"
         print(f"  failed: run {row['run_id']}: {first}", file=sys.stderr)
     if len(failed) > shown:
-        print(f"  ... and {len(failed) - shown} more (the table's status and error columns)", file=sys.stderr)
-    return EXIT_USAGE if failures_are_bad_input(table) else EXIT_FAILED
+        print(f"  ... and {len(failed) - shown} more ({where})", file=sys.stderr)
+    return EXIT_USAGE if failures_are_bad_input(failed) else EXIT_FAILED
 
 
 def _baseline(table: Any, column: str, value: str | None) -> Any:
@@ -426,19 +433,12 @@ def _reproduce_failures(out: Path) -> int:
     input, 1 otherwise; each failed run is named."""
     import pandas as pd
 
-    from .sweeps import failures_are_bad_input
-
     files = sorted(out.rglob("failed_runs.csv"))
     if not files:
         return EXIT_OK
     failed = pd.concat([pd.read_csv(f).assign(status="failed") for f in files], ignore_index=True)
     print(f"{len(failed)} runs failed (failed_runs.csv in {', '.join(str(f.parent) for f in files)}):", file=sys.stderr)
-    for _, row in failed.head(20).iterrows():
-        first = str(row["error"]).splitlines()[0] if str(row["error"]) else "(no message)"
-        print(f"  failed: run {row['run_id']}: {first}", file=sys.stderr)
-    if len(failed) > 20:
-        print(f"  ... and {len(failed) - 20} more", file=sys.stderr)
-    return EXIT_USAGE if failures_are_bad_input(failed) else EXIT_FAILED
+    return _failed_exit(failed, "failed_runs.csv")
 
 
 class _Terminated:

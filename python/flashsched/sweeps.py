@@ -285,7 +285,7 @@ def run_one(run: Run) -> dict[str, Any]:
     row: dict[str, Any] = {"run_id": run.run_id, **run.params}
     t0 = time.perf_counter()
     try:
-        missing = [f for f in run.files if not os.path.exists(f)]
+        missing = _missing_files(run.files)
         if missing:
             raise SweepError(f"{_where_am_i()} cannot see {', '.join(missing)}: the workers of a cluster must see "
                              "the files of a sweep at the same paths as the client (a shared file system)")

@@ -141,6 +141,12 @@ pub fn run_with_sink(
     run_with_outputs(s, opts, sink, None, hook)
 }
 
+/// A problem with key `path` found once the run is under way, reported as a configuration error
+/// (exit 2 in the CLI) with where the key's value came from.
+fn config_error(s: &Settings, path: &str, message: String) -> Error {
+    Error::Config(config::ConfigErrors::one(config::ConfigError::new(path, s.resolved.origin(path), message)))
+}
+
 /// [`run_with_sink`], streaming the interval statistics (`stats.interval`) to the JSON Lines file
 /// `intervals` as each window closes (then `RunResult::intervals` is empty): the run's memory does
 /// not grow with its windows. The file appears only when the run succeeds.
@@ -165,9 +171,7 @@ pub fn run_with_outputs(
     let interval_file = match intervals {
         Some(path) if s.stats_interval_ns > 0 => Some(sink::IntervalFile::create(path)?),
         Some(_) => {
-            let origin = s.resolved.origin("stats.interval").to_string();
-            let message = "must be positive to write interval statistics to a file, e.g. stats.interval = \"10ms\"".to_string();
-            return Err(Error::Config(config::ConfigErrors::one(config::ConfigError::new("stats.interval", &origin, message))));
+            return Err(config_error(s, "stats.interval", "must be positive to write interval statistics to a file, e.g. stats.interval = \"10ms\"".into()))
         }
         None => None,
     };
@@ -178,17 +182,13 @@ pub fn run_with_outputs(
     let setup_s = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
     let mut outcome = match sim.run(hook) {
-        Err(e @ SimError::TooManyIntervals { .. }) => {
-            let origin = s.resolved.origin("stats.interval").to_string();
-            return Err(Error::Config(config::ConfigErrors::one(config::ConfigError::new("stats.interval", &origin, e.to_string()))));
-        }
+        Err(e @ SimError::TooManyIntervals { .. }) => return Err(config_error(s, "stats.interval", e.to_string())),
         other => other?,
     };
     if s.workload.warmup > 0 && outcome.warmup_requests >= outcome.submitted {
         // Nothing was measured: its statistics would be zeros that read as results.
-        let origin = s.resolved.origin("workload.warmup").to_string();
         let message = format!("leaves no request measured: the workload issued {} requests", outcome.submitted);
-        return Err(Error::Config(config::ConfigErrors::one(config::ConfigError::new("workload.warmup", &origin, message))));
+        return Err(config_error(s, "workload.warmup", message));
     }
     let request_log = match outcome.request_sink.take() {
         Some(sink) => sink.finish()?,

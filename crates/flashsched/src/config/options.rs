@@ -155,11 +155,7 @@ pub fn parse_set_value(raw: &str) -> Result<toml::Value, String> {
 /// Read a value written by this project (a key's default): TOML scalar if it parses as one, else
 /// a bare string.
 pub fn parse_scalar(raw: &str) -> toml::Value {
-    let doc = format!("v = {raw}");
-    match doc.parse::<toml::Table>() {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(raw.to_string())),
-        Err(_) => toml::Value::String(raw.to_string()),
-    }
+    parse_set_value(raw).unwrap_or_else(|_| toml::Value::String(raw.to_string()))
 }
 
 fn flatten(prefix: &str, v: toml::Value, out: &mut Vec<(String, toml::Value)>, errors: &mut ConfigErrors, origin: &str) {

@@ -556,6 +556,13 @@ fn logical_pages_of(g: &Geometry, overprovisioning: f64) -> u64 {
     (l / planes) * planes
 }
 
+/// Pages of one region of `region` allocation: `region_bytes` of them, or with 0 the logical
+/// pages shared out over the chips (one region a chip). The allocator and the check use this one
+/// rule.
+pub fn region_pages(logical_pages: u64, chips: u64, page_size: u64, region_bytes: u64) -> u64 {
+    if region_bytes == 0 { logical_pages.div_ceil(chips) } else { region_bytes / page_size }
+}
+
 /// Why `region` allocation with regions of `region_bytes` (0: one region a chip) cannot hold the
 /// logical space, if it cannot. A region lives on one chip and stripes its pages over the chip's
 /// dies and planes (`ftl::alloc::region`), so its pages must be a whole number of stripes, and the
@@ -565,7 +572,7 @@ fn uneven_regions(g: &Geometry, logical_pages: u64, region_bytes: u64, gc_thresh
     let stripe = g.dies_per_chip as u64 * g.planes_per_die as u64;
     let chips = g.channels as u64 * g.chips_per_channel as u64;
     let page = g.page_size as u64;
-    let region = if region_bytes == 0 { logical_pages.div_ceil(chips) } else { region_bytes / page };
+    let region = region_pages(logical_pages, chips, page, region_bytes);
     if region_bytes != 0 && (region_bytes % (page * stripe) != 0 || region == 0) {
         return Some(format!(
             "must be a positive multiple of {} bytes (a page on each of a chip's {stripe} planes), so that a region's pages fill its chip's planes evenly (got {region_bytes})",

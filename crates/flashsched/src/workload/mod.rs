@@ -136,6 +136,14 @@ impl Shaped {
         Some(r)
     }
 
+    /// A problem with the request at `line` of the workload's source (out of line: the checks
+    /// that call it run on every request, the error almost never).
+    #[cold]
+    #[inline(never)]
+    fn error_at(&self, line: u64, message: String) -> TraceError {
+        TraceError { file: self.file.clone(), line, message }
+    }
+
     fn limit_reached(&self) -> bool {
         self.max > 0 && self.emitted >= self.max
     }
@@ -159,43 +167,34 @@ impl Workload for Shaped {
         }
         let Some(mut r) = self.inner.next_request()? else { return Ok(None) };
         if r.len > self.max_request {
-            return Err(TraceError {
-                file: self.file.clone(),
-                line: r.line,
-                message: format!(
-                    "a request of {} bytes is larger than workload.max_request_size ({} bytes): raise it if the size is right",
-                    r.len, self.max_request
-                ),
-            });
+            let message = format!(
+                "a request of {} bytes is larger than workload.max_request_size ({} bytes): raise it if the size is right",
+                r.len, self.max_request
+            );
+            return Err(self.error_at(r.line, message));
         }
         let base = *self.base.get_or_insert(r.arrival);
         let rel = r.arrival - base;
         if self.scale != 1.0 {
             let scaled = (rel as f64 * self.scale).round();
             if scaled > MAX_TIME as f64 {
-                return Err(TraceError {
-                    file: self.file.clone(),
-                    line: r.line,
-                    message: format!(
-                        "at {rel} ns, scaled by workload.time_scale = {}, this request would arrive at {scaled:.0} ns, past the latest time a run can reach ({MAX_TIME} ns, about 146 years)",
-                        self.scale
-                    ),
-                });
+                let message = format!(
+                    "at {rel} ns, scaled by workload.time_scale = {}, this request would arrive at {scaled:.0} ns, past the latest time a run can reach ({MAX_TIME} ns, about 146 years)",
+                    self.scale
+                );
+                return Err(self.error_at(r.line, message));
             }
             r.arrival = scaled as u64;
         }
         if self.past_end(&r) {
             if self.fold_error {
-                return Err(TraceError {
-                    file: self.file.clone(),
-                    line: r.line,
-                    message: format!(
-                        "bytes {}..{} lie beyond the drive's logical capacity of {} bytes (workload.fold = \"error\"; use \"modulo\" to fold)",
-                        r.offset,
-                        r.offset + r.len,
-                        self.logical_bytes
-                    ),
-                });
+                let message = format!(
+                    "bytes {}..{} lie beyond the drive's logical capacity of {} bytes (workload.fold = \"error\"; use \"modulo\" to fold)",
+                    r.offset,
+                    r.offset + r.len,
+                    self.logical_bytes
+                );
+                return Err(self.error_at(r.line, message));
             }
             self.folded += 1;
         }

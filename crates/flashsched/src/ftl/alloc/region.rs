@@ -8,6 +8,7 @@
 //! divided by the number of chips: one region per chip).
 
 use super::PageAllocator;
+use crate::config::settings::region_pages;
 use crate::nand::Layout;
 
 pub struct Region {
@@ -17,11 +18,7 @@ pub struct Region {
 
 impl Region {
     pub fn new(layout: Layout, region_bytes: u64, logical_pages: u64) -> Self {
-        let region_pages = if region_bytes == 0 {
-            logical_pages.div_ceil(layout.chips() as u64)
-        } else {
-            (region_bytes / layout.page_size as u64).max(1)
-        };
+        let region_pages = region_pages(logical_pages, layout.chips() as u64, layout.page_size as u64, region_bytes);
         Region { layout, region_pages: region_pages.max(1) }
     }
 }
