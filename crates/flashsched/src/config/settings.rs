@@ -413,6 +413,29 @@ impl Settings {
                 err("tsu.suspend_for_reads", format!("cannot be combined with tsu.scheduler = \"{tsu}\", whose write pausing decides by slack when a program pauses for a read"));
             }
         }
+        // SSDSim's channel arbitration models SSDSim with advanced commands off (`sim::arbiter`).
+        if r.str("device.channel.arbitration") == "ssdsim" {
+            let needs = [
+                ("tsu.scheduler", tsu != "o3", "\"o3\" (the arbiter takes each die's host reads in the order they were queued, as o3 keeps them)"),
+                ("device.advanced.interleave", r.bool("device.advanced.interleave"), "false (the chip is the unit that takes commands)"),
+                ("device.advanced.multi_die", r.bool("device.advanced.multi_die"), "false"),
+                ("device.advanced.multi_plane", r.str("device.advanced.multi_plane") != "off", "\"off\""),
+                ("device.suspend.program", r.bool("device.suspend.program"), "false"),
+                ("device.suspend.erase", r.bool("device.suspend.erase"), "false"),
+                ("tsu.suspend_for_reads", r.bool("tsu.suspend_for_reads"), "false"),
+            ];
+            for (key, bad, want) in needs {
+                if bad {
+                    err(key, format!("device.channel.arbitration = \"ssdsim\" models SSDSim with advanced commands off: set {key} = {want}"));
+                }
+            }
+        }
+        if r.bool("device.read_queue_hits") && r.str("device.channel.arbitration") != "ssdsim" {
+            err("device.read_queue_hits", "needs device.channel.arbitration = \"ssdsim\", which keeps each channel's read queue".to_string());
+        }
+        if r.str("tsu.read_priority") == "chip" && !matches!(tsu, "fcfs" | "o3") {
+            err("tsu.read_priority", format!("\"chip\" compares what each die would run next, which tsu.scheduler = \"{tsu}\" cannot tell ahead: use fcfs or o3"));
+        }
         let rw = r.str("workload.jobs.rw");
         let mix = r.int("workload.jobs.rwmixread") as f64 / 100.0;
         let jobs = JobsSettings {

@@ -133,6 +133,18 @@ impl Channel {
         Some(self.busy_until)
     }
 
+    /// Whether the bus is free at `now` (no transfer in progress), whoever waits.
+    #[inline]
+    pub fn is_free(&self, now: Time) -> bool {
+        now >= self.busy_until
+    }
+
+    /// When the current transfer ends (or the last one ended).
+    #[inline]
+    pub fn busy_until(&self) -> Time {
+        self.busy_until
+    }
+
     /// Time spent transferring so far.
     pub fn busy_ns(&self) -> u64 {
         self.busy_ns

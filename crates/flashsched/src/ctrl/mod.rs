@@ -66,6 +66,10 @@ pub struct Flash {
     /// docs/performance.md). Only `begin` and `release` change whether a die is occupied
     /// (suspending and resuming keep it so), and they go through `Flash`.
     occupied: Vec<u16>,
+    /// When each die last ended an operation, kept only when the clock may be set back
+    /// (`host.queue_length`: SSDSim's admission, `sim::admission`); empty otherwise. A die is then
+    /// free only from that time on, as SSDSim judges a chip idle by its predicted time.
+    free_at: Vec<Time>,
 }
 
 impl Flash {
@@ -84,6 +88,7 @@ impl Flash {
             commands: CommandCounts::default(),
             layout,
             occupied: vec![0; layout.chips() as usize],
+            free_at: if s.resolved.int("host.queue_length") > 0 { vec![0; layout.dies() as usize] } else { Vec::new() },
         }
     }
 
@@ -126,6 +131,9 @@ impl Flash {
     pub fn release(&mut self, die: u32, kind: crate::sim::txn::TxnKind, now: Time) -> crate::sim::txn::TxnId {
         let d = &mut self.dies[die as usize];
         let t = d.release(kind, now);
+        if let Some(f) = self.free_at.get_mut(die as usize) {
+            *f = now;
+        }
         // A read served while a program or erase is suspended leaves the die occupied.
         if !d.is_occupied() {
             self.occupied[self.layout.chip_of_die(die) as usize] -= 1;
@@ -144,6 +152,34 @@ impl Flash {
         let chip = self.layout.chip_of_die(die);
         debug_assert!(self.chip_busy(chip) || !self.dies[die as usize].is_occupied());
         self.occupied[chip as usize] == u16::from(self.dies[die as usize].is_occupied())
+    }
+
+    /// Whether `die` may start at `now` as far as the time goes: the clock may be set back
+    /// (`free_at`), and a die (with the chip as the unit, every die of its chip) that ended an
+    /// operation after `now` is busy until then. Always true when the clock runs forward only.
+    #[inline]
+    pub fn free_by(&self, die: u32, now: Time) -> bool {
+        if self.free_at.is_empty() {
+            return true;
+        }
+        if self.adv.interleave {
+            return self.free_at[die as usize] <= now;
+        }
+        let first = self.layout.chip_of_die(die) * self.layout.dies_per_chip;
+        self.free_at[first as usize..(first + self.layout.dies_per_chip) as usize].iter().all(|&f| f <= now)
+    }
+
+    /// When `die` (with the chip as the unit, its chip) is next free by the clock (`free_by`): the
+    /// latest end of an operation of the dies concerned (0 when the clock runs forward only).
+    pub fn free_time(&self, die: u32) -> Time {
+        if self.free_at.is_empty() {
+            return 0;
+        }
+        if self.adv.interleave {
+            return self.free_at[die as usize];
+        }
+        let first = self.layout.chip_of_die(die) * self.layout.dies_per_chip;
+        self.free_at[first as usize..(first + self.layout.dies_per_chip) as usize].iter().copied().max().unwrap_or(0)
     }
 
     /// Commands issued so far, all chips together.

@@ -195,6 +195,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "host_pages_read": c.host_pages_read,
         "host_pages_written": c.host_pages_written,
         "host_reads_unmapped": c.host_reads_unmapped,
+        "read_queue_hits": c.read_queue_hits,
         "rmw_reads": c.rmw_reads,
         "nand_pages_read": c.nand_pages_read,
         "nand_pages_written": c.nand_pages_written,
@@ -235,6 +236,9 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
     ssd["slack"] = json!({"read": slack(&o.read), "write": slack(&o.write)});
     if let Some(t) = &o.tsu {
         ssd["tsu"] = t.clone();
+    }
+    if let Some(a) = &o.admission {
+        ssd["admission"] = a.clone();
     }
     if let Some(w) = &o.wear {
         let mut v = json!({"collections": c.wl_collections, "pages_moved": c.wl_pages, "split_collections": c.wl_split_collections, "pages_split": c.wl_pages_split});

@@ -56,6 +56,10 @@ impl Simulator {
     /// the loop's frame was 2% of the run's instructions.
     #[inline(always)]
     pub(super) fn start_die_now(&mut self, die: u32) {
+        if self.arbiter.on {
+            // The channel decides what its dies start (`arbiter`).
+            return self.serve_channel_later(self.layout.channel_of_die(die));
+        }
         let d = &self.flash.dies[die as usize];
         if !d.is_idle() {
             return;
@@ -76,8 +80,8 @@ impl Simulator {
     }
 
     #[inline(never)]
-    fn start_die_loop(&mut self, die: u32) {
-        while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) {
+    pub(super) fn start_die_loop(&mut self, die: u32) {
+        while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) && self.flash.free_by(die, self.now) {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
                 self.serve_suspended(die, more);
                 continue;
@@ -275,7 +279,9 @@ impl Simulator {
             }
             TxnKind::Erase => Phase::EraseCmd,
         };
-        self.txns.get_mut(t).die_wait = now - txn.enqueued;
+        // (Saturating: with SSDSim's admission the clock may be set back before a transaction's
+        // queueing, `sim::admission`.)
+        self.txns.get_mut(t).die_wait = now.saturating_sub(txn.enqueued);
         self.flash.begin(die, t, phase, now);
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };
         self.flash.commands.count(txn.kind.op(), 1 + joined);
@@ -532,6 +538,11 @@ impl Simulator {
         let t = self.flash.dies[die as usize].txn();
         // The leading transaction of a multi-plane command keeps its stages for all of them.
         self.txns.get_mut(t).chan_asked = self.now;
+        if self.arbiter.on {
+            // The arbiter started this command because the bus is free (`arbiter`).
+            debug_assert!(self.flash.channels[ch as usize].is_free(self.now), "channel {ch}: a command started on a busy bus");
+            return self.start_transfer(ch, die);
+        }
         match self.flash.channels[ch as usize].request(die, self.now) {
             Grant::Now => return self.start_transfer(ch, die),
             Grant::Queued => {}
@@ -576,6 +587,9 @@ impl Simulator {
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
     pub(super) fn on_channel_free(&mut self, ch: u32) {
+        if self.arbiter.on {
+            return self.arbiter_channel_free(ch);
+        }
         if let Some(next) = self.flash.channels[ch as usize].release() {
             self.start_transfer(ch, next);
             if let Some(at) = self.flash.channels[ch as usize].rearm() {
@@ -608,6 +622,7 @@ impl Simulator {
     pub(super) fn on_die_done(&mut self, die: u32) {
         match self.flash.dies[die as usize].array_done(die, &self.txns.items) {
             AfterArray::Finish => self.finish_op(die),
+            AfterArray::ReadOut if self.arbiter.on => self.wait_for_data_out(die),
             AfterArray::ReadOut => self.request_channel(die),
         }
     }
@@ -660,18 +675,37 @@ impl Simulator {
             } else if self.flash.adv.multi_die {
                 self.start_chip(self.layout.chip_of_die(die));
             } else {
-                // The chip is free: its other dies get it first, in turn, so none starves.
-                let dpc = self.layout.dies_per_chip;
-                let first = die - die % dpc;
-                for i in 1..=dpc {
-                    self.start_die_now(first + (die - first + i) % dpc);
-                }
+                self.chip_freed(die);
             }
             self.end_batch();
         }
         self.drain_hil();
         if self.idle_task.is_some() {
             self.maybe_idle(self.layout.chip_of_die(die));
+        }
+    }
+
+    /// The chip of `die` (the unit that takes commands, without interleaving) is free: which of
+    /// its dies gets it. By default its other dies first, in turn, so none starves;
+    /// `tsu.read_priority = "chip"` first gives it to the die with the oldest host read at the
+    /// head of its queue, and `tsu.write_order = "die_number"` tries the dies from die 0.
+    fn chip_freed(&mut self, die: u32) {
+        let dpc = self.layout.dies_per_chip;
+        let first = die - die % dpc;
+        if self.chip_reads_first {
+            let (tsu, txns) = (&self.tsu, &self.txns.items);
+            let reader = (first..first + dpc)
+                .filter_map(|d| tsu.peek(d, txns).map(|t| (d, &txns[t as usize])))
+                .filter(|(_, t)| t.kind == TxnKind::HostRead)
+                .min_by_key(|(_, t)| t.enqueued)
+                .map(|(d, _)| d);
+            if let Some(d) = reader {
+                self.start_die_now(d);
+            }
+        }
+        for i in 1..=dpc {
+            let d = if self.dies_by_number { first + i - 1 } else { first + (die - first + i) % dpc };
+            self.start_die_now(d);
         }
     }
 

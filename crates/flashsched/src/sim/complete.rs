@@ -149,11 +149,14 @@ impl Simulator {
             b.device_queue += link_ns;
         }
         self.finish_request(id, b);
+        let mut finished = 1;
         if let Some(riders) = self.merged.remove(&id) {
+            finished += riders.len() as u32;
             for m in riders {
                 self.finish_request(m, b);
             }
         }
+        self.admission_done(finished);
     }
 
     /// The per-request log's sink learns of the measured requests among `id` and `merged` going

@@ -11,6 +11,11 @@ pub(super) enum Ev {
     JobArrival(u32),
     /// A busy channel's transfer ended and dies are waiting for it.
     ChannelFree(u32),
+    /// SSDSim's channel arbitration: the channel chooses its next bus operation, after the
+    /// instant's other events (`arbiter`).
+    ServeChannel(u32),
+    /// SSDSim's admission cap: a held request may go in (`admission`).
+    Admit,
     /// A die's array operation (read, program, erase) ended; ignored unless the die's epoch
     /// still matches (a suspension reschedules the end).
     DieDone(u32, u32),

@@ -13,6 +13,10 @@ use crate::stats::Breakdown;
 use crate::trace::Op;
 use crate::workload::HostRequest;
 
+/// How long a host read served by a queued read of its page takes (`device.read_queue_hits`:
+/// SSDSim's constant 1,000 ns, ssd.c creat_sub_request).
+const READ_QUEUE_HIT_NS: u64 = 1000;
+
 /// Pages of a request whose mapping entries are hinted into the cache ahead of use.
 const PREFETCH_PAGES: u64 = 32;
 
@@ -231,8 +235,15 @@ impl Simulator {
                         // SSDSim moves the whole page whatever the request asked for.
                         let bytes = if self.read_whole_pages { ps as u32 } else { bytes };
                         let t = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, ppn, plane, die, bytes, self.now));
-                        self.hil.push(t, self.txns.get(t));
                         subs += 1;
+                        if self.arbiter.on && self.read_queue_hit(die, lpn, ppn) {
+                            // Served by the read already queued for the page (SSDSim ssd.c
+                            // creat_sub_request: done 1 us later, no flash work).
+                            self.counters.read_queue_hits += 1;
+                            self.events.push(self.now + READ_QUEUE_HIT_NS, Ev::EccDone(t));
+                            continue;
+                        }
+                        self.hil.push(t, self.txns.get(t));
                     }
                     Op::Write => {
                         self.counters.host_pages_written += 1;
@@ -243,10 +254,27 @@ impl Simulator {
                             self.alloc.plane_for_write_with(lpn as u64, || ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free })
                         };
                         let die = self.layout.die_of_plane(plane);
+                        let partial = (bytes as u64) < ps;
+                        let old = if (self.rmw || self.update_read) && partial { self.ftl.lookup(lpn) } else { None };
+                        // SSDSim widens a partial overwrite to the whole page (flash.c allocate_location).
+                        let bytes = if old.is_some() && self.update_read { ps as u32 } else { bytes };
                         let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
                         subs += 1;
-                        let old = if self.rmw && (bytes as u64) < ps { self.ftl.lookup(lpn) } else { None };
                         match old {
+                            Some(old) if self.update_read => {
+                                // The update read of the other sectors goes first, and the write
+                                // right behind it without waiting: the chip serves its reads first
+                                // and is busy until the read's data is out. (A step of the write,
+                                // counted with the request so that it is accounted when it ends;
+                                // it always ends before the write's data-in starts.)
+                                let p = self.layout.plane_of(old);
+                                let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - (hi - lo) as u32, self.now));
+                                self.counters.rmw_reads += 1;
+                                self.hil.push(r, self.txns.get(r));
+                                self.hil.push(t, self.txns.get(t));
+                                subs += 1;
+                                rmw_reads += 1;
+                            }
                             Some(old) => {
                                 // Read-modify-write: read the old page's other sectors first; the
                                 // write goes to the device queue when that read is done.
@@ -360,6 +388,9 @@ impl Simulator {
             return;
         }
         self.tsu.enqueue(t, self.txns.get(t));
+        if self.arbiter.on && kind == TxnKind::HostRead {
+            self.arbiter_read_queued(t, die);
+        }
         if host && self.tsu_observes {
             self.txn_queued(req, now);
         }
@@ -426,6 +457,6 @@ impl Simulator {
     /// is the unit that takes commands.
     #[inline(always)]
     fn die_takes_now(&self, d: &crate::ctrl::Die, die: u32) -> bool {
-        !self.batching && !self.flash.adv.multi_die && d.may_serve_read(&self.flash.suspend, self.now).is_none() && self.flash.may_start(die)
+        !self.batching && !self.arbiter.on && !self.flash.adv.multi_die && d.may_serve_read(&self.flash.suspend, self.now).is_none() && self.flash.may_start(die) && self.flash.free_by(die, self.now)
     }
 }

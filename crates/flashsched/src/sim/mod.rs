@@ -9,6 +9,8 @@
 //! suspension, the end of an operation), `gc` (garbage collection as flash work) and `complete`
 //! (completion and measurement). `event` lists the events.
 
+mod admission;
+mod arbiter;
 mod backend;
 mod chip;
 mod complete;
@@ -150,6 +152,8 @@ pub struct RunOutcome {
     pub idle: Option<(&'static str, ftl::idle::IdleReport)>,
     /// What the transaction scheduler measured (Slacker's estimator and mechanisms), if anything.
     pub tsu: Option<serde_json::Value>,
+    /// SSDSim's admission cap (`host.queue_length`): the requests it held and their hold.
+    pub admission: Option<serde_json::Value>,
     /// `device.erase_limit`, and when the first block reached it (0: already after preconditioning).
     pub erase_limit: u32,
     pub first_failure_ns: Option<u64>,
@@ -258,6 +262,9 @@ pub struct Simulator {
     /// `ftl.partial_writes = "read_modify_write"`, and the writes waiting for their old page's
     /// read, by that read.
     rmw: bool,
+    /// `ftl.partial_writes = "update_read"`: such a write programs the whole page, and the old
+    /// page's other sectors are read (queued just before it) without the write waiting for them.
+    update_read: bool,
     rmw_waiting: rustc_hash::FxHashMap<TxnId, TxnId>,
     /// `device.write_ack = "data_in"`: host writes complete when their data-in ends.
     ack_at_data_in: bool,
@@ -279,6 +286,13 @@ pub struct Simulator {
     stuck: Vec<u32>,
     /// How an erase returns its plane's stalled writes to the queue (`stall`).
     requeue: stall::LazyRequeue,
+    /// `tsu.read_priority = "chip"` and `tsu.write_order = "die_number"` (`backend::chip_freed`).
+    chip_reads_first: bool,
+    dies_by_number: bool,
+    /// SSDSim's channel arbitration (`device.channel.arbitration = "ssdsim"`), when on.
+    arbiter: arbiter::Arbiter,
+    /// SSDSim's admission cap (`host.queue_length`), when set.
+    admission: admission::Admission,
 }
 
 impl Simulator {
@@ -371,6 +385,7 @@ impl Simulator {
             ack_at_data_in: s.resolved.str("device.write_ack") == "data_in",
             read_whole_pages: s.resolved.str("device.channel.data_out") == "page",
             rmw: s.resolved.str("ftl.partial_writes") == "read_modify_write",
+            update_read: s.resolved.str("ftl.partial_writes") == "update_read",
             rmw_waiting: rustc_hash::FxHashMap::default(),
             hil_places,
             speed: placement::SpeedCache::default(),
@@ -378,6 +393,10 @@ impl Simulator {
             gc_recheck: Vec::new(),
             stuck: Vec::new(),
             requeue: stall::LazyRequeue::default(),
+            arbiter: arbiter::Arbiter::new(s, layout.channels),
+            admission: admission::Admission::new(s),
+            chip_reads_first: s.resolved.str("tsu.read_priority") == "chip",
+            dies_by_number: s.resolved.str("tsu.write_order") == "die_number",
         };
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         if sim.hil_places {
@@ -446,13 +465,13 @@ impl Simulator {
             match e.kind {
                 Ev::Arrival => {
                     let r = self.next_arrival.take().expect("an arrival event has a request");
-                    self.on_arrival(r);
+                    self.arrive(r);
                     self.fetch_next_arrival()?;
                 }
                 Ev::JobArrival(slot) => {
                     let r = *self.job_arrivals.get(slot);
                     self.job_arrivals.remove(slot);
-                    self.on_arrival(r);
+                    self.arrive(r);
                 }
                 Ev::HostWakeup => {
                     self.host_wakeup = None;
@@ -466,6 +485,8 @@ impl Simulator {
                     }
                 }
                 Ev::ChannelFree(ch) => self.on_channel_free(ch),
+                Ev::ServeChannel(ch) => self.on_serve_channel(ch),
+                Ev::Admit => self.admit_held(),
                 Ev::DieDone(d, epoch) => {
                     if self.flash.dies[d as usize].epoch() == epoch {
                         self.on_die_done(d);
@@ -585,6 +606,7 @@ impl Simulator {
             reliability: self.flash.latency.report(),
             idle: self.idle_task.as_ref().map(|t| (t.name(), t.report())),
             tsu: self.tsu.report(),
+            admission: self.admission.report(),
             erase_limit: self.erase_limit,
             first_failure_ns: self.first_failure,
             start_erase_counts: std::mem::take(&mut self.wear.start_counts),

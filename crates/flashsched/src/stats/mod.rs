@@ -309,6 +309,9 @@ pub struct DeviceCounters {
     pub host_pages_read: u64,
     pub host_pages_written: u64,
     pub host_reads_unmapped: u64,
+    /// Host reads served from a read of the same page queued on their channel
+    /// (`device.read_queue_hits`).
+    pub read_queue_hits: u64,
     /// Reads of an old page before a partial-page overwrite (`ftl.partial_writes`).
     pub rmw_reads: u64,
     pub nand_pages_read: u64,
@@ -362,6 +365,7 @@ impl DeviceCounters {
             host_pages_read: self.host_pages_read - o.host_pages_read,
             host_pages_written: self.host_pages_written - o.host_pages_written,
             host_reads_unmapped: self.host_reads_unmapped - o.host_reads_unmapped,
+            read_queue_hits: self.read_queue_hits - o.read_queue_hits,
             rmw_reads: self.rmw_reads - o.rmw_reads,
             nand_pages_read: self.nand_pages_read - o.nand_pages_read,
             nand_pages_written: self.nand_pages_written - o.nand_pages_written,

@@ -80,3 +80,26 @@ fn mqsim_profile_agrees_with_mqsim_request_by_request() {
     );
     assert!(failures.is_empty(), "below {MIN_WITHIN} within {TOLERANCE_NS} ns or means off by more than {MAX_MEAN_DIFF}:\n{}", failures.join("\n"));
 }
+
+#[test]
+fn ssdsim_profile_agrees_with_ssdsim_request_by_request() {
+    let Some(shared) = crate::shared() else { return };
+    let anchors = shared.join("anchors");
+    let mut failures = Vec::new();
+    println!("| run | requests | within 1 us | read mean ours / SSDSim (us) | write mean ours / SSDSim (us) | largest difference (ns) |");
+    println!("|---|---|---|---|---|---|");
+    let mut traces: Vec<_> = std::fs::read_dir(anchors.join("traces")).unwrap().map(|e| e.unwrap().path()).collect();
+    traces.sort();
+    let bench = shared.join("bench/synth200k.mqsim.trace.gz");
+    traces.push(bench);
+    for t in &traces {
+        let stem = if t.ends_with("synth200k.mqsim.trace.gz") { "bench8x8" } else { t.file_stem().unwrap().to_str().unwrap() };
+        let gz = if stem == "bench8x8" { ".gz" } else { "" };
+        // SSDSim as the harness runs it (open: queue_length = 1,000,000) and with its stock cap.
+        for (setting, cap) in [("", "host.queue_length=0"), (".q5", "host.queue_length=5")] {
+            let anchor = anchors.join(format!("ssdsim/{stem}{setting}.req.csv{gz}"));
+            check(&format!("{stem}{setting}"), t, &anchor, &["compat=\"ssdsim\"", cap], &mut failures);
+        }
+    }
+    assert!(failures.is_empty(), "below {MIN_WITHIN} within {TOLERANCE_NS} ns or means off by more than {MAX_MEAN_DIFF}:\n{}", failures.join("\n"));
+}
