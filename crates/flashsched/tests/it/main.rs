@@ -3,6 +3,7 @@
 mod advanced;
 mod rrwr;
 mod slacker;
+mod ssdsim;
 mod closed_loop;
 mod compat;
 mod determinism;
