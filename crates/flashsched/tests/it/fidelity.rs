@@ -1,7 +1,9 @@
-//! Agreement with MQSim, request by request (docs/fidelity.md): every trace of
-//! ../shared/anchors/traces and the reference trace, replayed under `compat = "mqsim"` on the
-//! bench8x8 drive, against MQSim's answers in ../shared/anchors/mqsim. Prints the table that
-//! docs/fidelity.md shows (`cargo test --release -p flashsched --test it fidelity -- --nocapture`).
+//! Agreement with MQSim and SSDSim, request by request (docs/fidelity.md): every trace of
+//! ../shared/anchors/traces and the reference trace, replayed on the bench8x8 drive under
+//! `compat = "mqsim"` against MQSim's answers in ../shared/anchors/mqsim, and under
+//! `compat = "ssdsim"` (open, and with SSDSim's admission cap of 5) against SSDSim's in
+//! ../shared/anchors/ssdsim. Prints the tables that docs/fidelity.md shows
+//! (`cargo test --release -p flashsched --test it fidelity -- --nocapture`).
 
 use flashsched::fidelity::{compare, read_mqsim_csv, Agreement};
 use flashsched::{config, run, RunOptions};
@@ -100,6 +102,26 @@ fn ssdsim_profile_agrees_with_ssdsim_request_by_request() {
             let anchor = anchors.join(format!("ssdsim/{stem}{setting}.req.csv{gz}"));
             check(&format!("{stem}{setting}"), t, &anchor, &["compat=\"ssdsim\"", cap], &mut failures);
         }
+    }
+    // What each of SSDSim's three scheduling rules contributes on the reference trace (printed
+    // for docs/fidelity.md; the profile as a whole is what is checked above).
+    let anchor = anchors.join("ssdsim/bench8x8.req.csv.gz");
+    let theirs = read_mqsim_csv(&anchor).unwrap_or_else(|e| panic!("{e}"));
+    println!();
+    println!("| rules on (the rest of the profile as it is) | within 1 us | read mean ours / SSDSim (us) | write mean ours / SSDSim (us) |");
+    println!("|---|---|---|---|");
+    let fifo = ["device.channel.arbitration=\"fifo\"", "device.read_queue_hits=false"];
+    let rows: [(&str, Vec<&str>); 4] = [
+        ("none", [&fifo[..], &["tsu.read_priority=\"die\"", "tsu.write_order=\"turns\""]].concat()),
+        ("1: reads first across the chip", [&fifo[..], &["tsu.write_order=\"turns\""]].concat()),
+        ("1 and 2: and writes by die number", fifo.to_vec()),
+        ("1, 2 and 3: and SSDSim's channel arbitration", vec![]),
+    ];
+    for (name, extra) in rows {
+        let mut sets = vec!["compat=\"ssdsim\""];
+        sets.extend(extra);
+        let g = compare(&replay(&shared.join("bench/synth200k.mqsim.trace.gz"), &sets), &theirs, TOLERANCE_NS).unwrap();
+        println!("| {name} | {:.2}% | {:.1} / {:.1} | {:.1} / {:.1} |", 100.0 * g.within_fraction(), g.read_mean.0 / 1e3, g.read_mean.1 / 1e3, g.write_mean.0 / 1e3, g.write_mean.1 / 1e3);
     }
     assert!(failures.is_empty(), "below {MIN_WITHIN} within {TOLERANCE_NS} ns or means off by more than {MAX_MEAN_DIFF}:\n{}", failures.join("\n"));
 }
