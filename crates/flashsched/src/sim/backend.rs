@@ -685,30 +685,6 @@ impl Simulator {
         }
     }
 
-    /// The chip of `die` (the unit that takes commands, without interleaving) is free: which of
-    /// its dies gets it. By default its other dies first, in turn, so none starves;
-    /// `tsu.read_priority = "chip"` first gives it to the die with the oldest host read at the
-    /// head of its queue, and `tsu.write_order = "die_number"` tries the dies from die 0.
-    fn chip_freed(&mut self, die: u32) {
-        let dpc = self.layout.dies_per_chip;
-        let first = die - die % dpc;
-        if self.chip_reads_first {
-            let (tsu, txns) = (&self.tsu, &self.txns.items);
-            let reader = (first..first + dpc)
-                .filter_map(|d| tsu.peek(d, txns).map(|t| (d, &txns[t as usize])))
-                .filter(|(_, t)| t.kind == TxnKind::HostRead)
-                .min_by_key(|(_, t)| t.enqueued)
-                .map(|(d, _)| d);
-            if let Some(d) = reader {
-                self.start_die_now(d);
-            }
-        }
-        for i in 1..=dpc {
-            let d = if self.dies_by_number { first + i - 1 } else { first + (die - first + i) % dpc };
-            self.start_die_now(d);
-        }
-    }
-
     /// Account one finished transaction of the die's command.
     #[inline(always)]
     fn finish_txn(&mut self, die: u32, t: TxnId) {

@@ -11,6 +11,10 @@
 //! as the leader (reads: the page read; writes: the page their plane would program next); the
 //! first such in its queue is taken, and multi-plane packing (`device.advanced.multi_plane`)
 //! fills each die's other planes the same way.
+//!
+//! Without multi-die commands a freed chip goes to one die at a time (`chip_freed`): in turn, or
+//! reads first across the chip and dies by number (SSDSim's order, `tsu.read_priority`,
+//! `tsu.write_order`).
 
 use super::txn::{Txn, TxnId, TxnKind};
 use super::wear::Wear;
@@ -124,6 +128,30 @@ impl Simulator {
             }
             // Every pick may have needed no flash work (a stale GC move) or had to wait for GC
             // (a write with no free page): then the chip is still idle and looks again.
+        }
+    }
+
+    /// The chip of `die` (the unit that takes commands, without interleaving) is free: which of
+    /// its dies gets it. By default its other dies first, in turn, so none starves;
+    /// `tsu.read_priority = "chip"` first gives it to the die with the oldest host read at the
+    /// head of its queue, and `tsu.write_order = "die_number"` tries the dies from die 0.
+    pub(super) fn chip_freed(&mut self, die: u32) {
+        let dpc = self.layout.dies_per_chip;
+        let first = die - die % dpc;
+        if self.chip_reads_first {
+            let (tsu, txns) = (&self.tsu, &self.txns.items);
+            let reader = (first..first + dpc)
+                .filter_map(|d| tsu.peek(d, txns).map(|t| (d, &txns[t as usize])))
+                .filter(|(_, t)| t.kind == TxnKind::HostRead)
+                .min_by_key(|(_, t)| t.enqueued)
+                .map(|(d, _)| d);
+            if let Some(d) = reader {
+                self.start_die_now(d);
+            }
+        }
+        for i in 1..=dpc {
+            let d = if self.dies_by_number { first + i - 1 } else { first + (die - first + i) % dpc };
+            self.start_die_now(d);
         }
     }
 }
