@@ -235,7 +235,7 @@ impl Simulator {
     /// Start `die`'s next transaction (trying the following ones when one needs no flash work or
     /// must wait for GC); whether one started.
     fn start_one(&mut self, die: u32) -> bool {
-        self.start_die_loop(die);
+        self.start_die_loop_now(die);
         !self.flash.dies[die as usize].is_idle()
     }
 }

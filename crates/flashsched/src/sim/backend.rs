@@ -56,10 +56,6 @@ impl Simulator {
     /// the loop's frame was 2% of the run's instructions.
     #[inline(always)]
     pub(super) fn start_die_now(&mut self, die: u32) {
-        if self.arbiter.on {
-            // The channel decides what its dies start (`arbiter`).
-            return self.serve_channel_later(self.layout.channel_of_die(die));
-        }
         let d = &self.flash.dies[die as usize];
         if !d.is_idle() {
             return;
@@ -80,7 +76,17 @@ impl Simulator {
     }
 
     #[inline(never)]
-    pub(super) fn start_die_loop(&mut self, die: u32) {
+    fn start_die_loop(&mut self, die: u32) {
+        if self.arbiter.on {
+            // The channel decides what its dies start (`arbiter`); a die that is busy or has
+            // nothing queued (answered above) gives it nothing new to start.
+            return self.serve_channel_later(self.layout.channel_of_die(die));
+        }
+        self.start_die_loop_now(die);
+    }
+
+    /// `start_die_loop` itself: start transactions while the die may.
+    pub(super) fn start_die_loop_now(&mut self, die: u32) {
         while self.flash.dies[die as usize].is_idle() && self.flash.may_start(die) && self.flash.free_by(die, self.now) {
             if let Some(more) = self.flash.dies[die as usize].may_serve_read(&self.flash.suspend, self.now) {
                 self.serve_suspended(die, more);

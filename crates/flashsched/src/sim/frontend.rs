@@ -454,9 +454,9 @@ impl Simulator {
 
     /// Whether idle `die` (`d`) may start a transaction now without its queue: it holds no
     /// suspended operation, may start under the chip's rules, no batch is being gathered, and it
-    /// is the unit that takes commands.
+    /// decides for itself (`direct_start`).
     #[inline(always)]
     fn die_takes_now(&self, d: &crate::ctrl::Die, die: u32) -> bool {
-        !self.batching && !self.arbiter.on && !self.flash.adv.multi_die && d.may_serve_read(&self.flash.suspend, self.now).is_none() && self.flash.may_start(die) && self.flash.free_by(die, self.now)
+        !self.batching && self.direct_start && d.may_serve_read(&self.flash.suspend, self.now).is_none() && self.flash.may_start(die)
     }
 }

@@ -286,6 +286,10 @@ pub struct Simulator {
     stuck: Vec<u32>,
     /// How an erase returns its plane's stalled writes to the queue (`stall`).
     requeue: stall::LazyRequeue,
+    /// A die takes a transaction released for it at once when it may: not when the chip is the
+    /// unit (`device.advanced.multi_die`), the channel decides (`arbiter`) or the clock may be
+    /// set back (`admission`: the die's time may not have come).
+    direct_start: bool,
     /// `tsu.read_priority = "chip"` and `tsu.write_order = "die_number"` (`backend::chip_freed`).
     chip_reads_first: bool,
     dies_by_number: bool,
@@ -311,6 +315,7 @@ impl Simulator {
             .map_err(SimError::Precondition)?;
         let free_min = ftl.min_free_blocks();
         let flash = Flash::new(s, layout, &ftl);
+        let direct_start = !flash.adv.multi_die && s.resolved.str("device.channel.arbitration") != "ssdsim" && s.resolved.int("host.queue_length") == 0;
         let hil = hil::build(s, layout);
         let program_speed = ftl::speed::build(s, layout.chips());
         let idle_task = ftl::idle::build(s, layout.chips());
@@ -395,6 +400,7 @@ impl Simulator {
             requeue: stall::LazyRequeue::default(),
             arbiter: arbiter::Arbiter::new(s, layout.channels),
             admission: admission::Admission::new(s),
+            direct_start,
             chip_reads_first: s.resolved.str("tsu.read_priority") == "chip",
             dies_by_number: s.resolved.str("tsu.write_order") == "die_number",
         };
