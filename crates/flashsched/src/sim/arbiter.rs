@@ -46,6 +46,9 @@ pub(super) struct Arbiter {
     /// Host reads queued and not started, in the order they were queued (SSDSim's channel read
     /// queue; a request's pages in address order).
     reads: Vec<VecDeque<TxnId>>,
+    /// Host reads in all channels' read orders (so that step 3 skips its scan when nothing else
+    /// is queued anywhere).
+    reads_total: usize,
     /// The die that last started a write (`turns`).
     last_write: Vec<u32>,
     /// `device.read_queue_hits`: the pages (logical page, physical page) of the host reads
@@ -67,6 +70,7 @@ impl Arbiter {
             queued: vec![Time::MAX; n],
             outs: vec![Vec::new(); n],
             reads: vec![VecDeque::new(); n],
+            reads_total: 0,
             last_write: vec![u32::MAX; n],
             hits: s.resolved.bool("device.read_queue_hits"),
             pages: vec![Vec::new(); n],
@@ -79,6 +83,7 @@ impl Simulator {
     pub(super) fn arbiter_read_queued(&mut self, t: TxnId, die: u32) {
         let ch = self.layout.channel_of_die(die);
         self.arbiter.reads[ch as usize].push_back(t);
+        self.arbiter.reads_total += 1;
         if self.arbiter.hits {
             let x = self.txns.get(t);
             self.arbiter.pages[ch as usize].push((x.lpn, x.ppn));
@@ -97,11 +102,22 @@ impl Simulator {
     /// instant's other events have run.
     #[inline]
     pub(super) fn serve_channel_later(&mut self, ch: u32) {
+        if !self.flash.channels[ch as usize].is_free(self.now) {
+            // A `ChannelFree` event is due when the transfer ends (`arm_channel_free`; after the
+            // clock was set back, a `ServeChannel` at that time, `admission`): served then.
+            return;
+        }
         let q = &mut self.arbiter.queued[ch as usize];
         if *q != self.now {
             *q = self.now;
             self.events.push(self.now, Ev::ServeChannel(ch));
         }
+    }
+
+    /// A transfer just started on channel `ch`: serve it again when it ends.
+    #[inline]
+    pub(super) fn arm_channel_free(&mut self, ch: u32) {
+        self.events.push(self.flash.channels[ch as usize].busy_until(), Ev::ChannelFree(ch));
     }
 
     /// The bus transfer of channel `ch` ended: serve it after the instant's other events.
@@ -126,16 +142,12 @@ impl Simulator {
         if *q <= self.now {
             *q = Time::MAX;
         }
-        let mut started = false;
+        // Each start puts a transfer on the bus and arms its end (`arm_channel_free`); only a
+        // zero-length command leaves the bus free for another start.
         while self.flash.channels[ch as usize].is_free(self.now) {
             if !(self.start_read_command(ch) || self.start_data_out(ch) || self.start_write(ch)) {
                 break;
             }
-            started = true;
-        }
-        let c = &self.flash.channels[ch as usize];
-        if started && !c.is_free(self.now) {
-            self.events.push(c.busy_until(), Ev::ChannelFree(ch));
         }
     }
 
@@ -185,6 +197,7 @@ impl Simulator {
         let q = &self.arbiter.reads[ch as usize];
         let Some(i) = q.iter().position(|&t| self.chip_takes_command(self.layout.chip_of_die(self.txns.get(t).die))) else { return false };
         let t = self.arbiter.reads[ch as usize].remove(i).expect("found above");
+        self.arbiter.reads_total -= 1;
         let die = self.txns.get(t).die;
         // The die's scheduler (o3) keeps its host reads in the same order: its next is `t`.
         debug_assert_eq!(self.tsu.peek(die, &self.txns.items), Some(t), "die {die}: the channel's oldest read is not its scheduler's next");
@@ -208,11 +221,16 @@ impl Simulator {
             }
         }
         self.start_transfer(ch, die);
+        self.arm_channel_free(ch);
         true
     }
 
     /// Step 3: a write (or GC work) on an idle chip, by die number or in turn.
     fn start_write(&mut self, ch: u32) -> bool {
+        if self.tsu.len() <= self.arbiter.reads_total {
+            // Nothing but the host reads of the channels' read orders is queued anywhere.
+            return false;
+        }
         let per_channel = self.layout.chips_per_channel * self.layout.dies_per_chip;
         let first = ch * per_channel;
         let from = match self.arbiter.last_write[ch as usize] {

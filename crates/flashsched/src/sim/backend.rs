@@ -547,7 +547,8 @@ impl Simulator {
         if self.arbiter.on {
             // The arbiter started this command because the bus is free (`arbiter`).
             debug_assert!(self.flash.channels[ch as usize].is_free(self.now), "channel {ch}: a command started on a busy bus");
-            return self.start_transfer(ch, die);
+            self.start_transfer(ch, die);
+            return self.arm_channel_free(ch);
         }
         match self.flash.channels[ch as usize].request(die, self.now) {
             Grant::Now => return self.start_transfer(ch, die),
