@@ -165,13 +165,29 @@ struct DispatchOrder {
 }
 
 impl DispatchOrder {
-    /// Dispatch times never decrease (they are the simulator's clock).
+    /// Dispatch times are the simulator's clock: they do not decrease, except when SSDSim's
+    /// admission cap sets the clock back (`host.queue_length`, `sim::admission`); such a
+    /// dispatch goes in its place among the groups still held.
     fn dispatched(&mut self, dispatch_ns: u64) {
         match self.groups.back_mut() {
             Some(g) if g.dispatch_ns == dispatch_ns => g.pending += 1,
+            Some(g) if g.dispatch_ns > dispatch_ns => self.dispatched_earlier(dispatch_ns),
             _ => {
                 let rows = self.spare.pop().unwrap_or_default();
                 self.groups.push_back(DispatchGroup { dispatch_ns, pending: 1, rows });
+            }
+        }
+    }
+
+    /// A dispatch earlier than the last one (the clock was set back).
+    #[cold]
+    fn dispatched_earlier(&mut self, dispatch_ns: u64) {
+        let i = self.groups.partition_point(|g| g.dispatch_ns < dispatch_ns);
+        match self.groups.get_mut(i) {
+            Some(g) if g.dispatch_ns == dispatch_ns => g.pending += 1,
+            _ => {
+                let rows = self.spare.pop().unwrap_or_default();
+                self.groups.insert(i, DispatchGroup { dispatch_ns, pending: 1, rows });
             }
         }
     }
@@ -359,6 +375,24 @@ mod tests {
         order.drain(false, |r| out.push(r.offset));
         assert_eq!(out, [21, 23, 24, 20, 22]);
         assert!(!order.completed(&row(3, 25)), "never dispatched");
+        assert!(order.groups.is_empty());
+    }
+
+    #[test]
+    fn a_dispatch_earlier_than_the_last_goes_in_its_place() {
+        // SSDSim's admission cap sets the clock back: dispatches at 10, 30, then 20 and 10.
+        let row = |d: u64, c: u64| RequestLogRow { arrival_ns: 0, dispatch_ns: d, complete_ns: c, op: Op::Read, offset: c, len: 4096, stages: Breakdown::default() };
+        let mut order = DispatchOrder::default();
+        let mut out = Vec::new();
+        for d in [10, 30, 20, 10] {
+            order.dispatched(d);
+        }
+        assert_eq!(order.groups.iter().map(|g| (g.dispatch_ns, g.pending)).collect::<Vec<_>>(), [(10, 2), (20, 1), (30, 1)]);
+        for r in [row(30, 40), row(20, 41), row(10, 42), row(10, 43)] {
+            assert!(order.completed(&r), "{r:?}");
+            order.drain(false, |r| out.push(r.offset));
+        }
+        assert_eq!(out, [42, 43, 41, 40]);
         assert!(order.groups.is_empty());
     }
 

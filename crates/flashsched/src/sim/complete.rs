@@ -197,7 +197,8 @@ impl Simulator {
                 _ => {}
             }
         }
-        self.last_completion = now;
+        // (The latest: SSDSim's admission cap may set the clock back, `admission`.)
+        self.last_completion = self.last_completion.max(now);
         if r.subs > 0 {
             // Slack of its own sub-requests (requests merged into it have none of their own).
             let dir = if r.op == Op::Read { &mut self.read } else { &mut self.write };
