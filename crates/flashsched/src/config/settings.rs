@@ -433,6 +433,13 @@ impl Settings {
         if r.bool("device.read_queue_hits") && r.str("device.channel.arbitration") != "ssdsim" {
             err("device.read_queue_hits", "needs device.channel.arbitration = \"ssdsim\", which keeps each channel's read queue".to_string());
         }
+        // Both order the dies of a chip that takes one command at a time (`sim::chip::chip_freed`).
+        for (key, ours) in [("tsu.read_priority", "die"), ("tsu.write_order", "turns")] {
+            let v = r.str(key);
+            if v != ours && (r.bool("device.advanced.interleave") || r.bool("device.advanced.multi_die")) {
+                err(key, format!("\"{v}\" orders the dies of a chip that takes one command at a time: it needs device.advanced.interleave = false and multi_die = false (or {key} = \"{ours}\")"));
+            }
+        }
         if r.str("tsu.read_priority") == "chip" && !matches!(tsu, "fcfs" | "o3") {
             err("tsu.read_priority", format!("\"chip\" compares what each die would run next, which tsu.scheduler = \"{tsu}\" cannot tell ahead: use fcfs or o3"));
         }

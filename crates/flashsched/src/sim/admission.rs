@@ -15,12 +15,13 @@
 //!   and there is room.
 //!
 //! This is unphysical, and modelled as SSDSim behaves, not corrected: a held request's work can
-//! start before it was admitted (its latency counts from its arrival and never includes the
-//! hold), and work queued by then, of any request, can start on a resource in the time walked
-//! again, that is before it was queued. On the reference trace with a cap of 5, 7,570 requests
-//! are held for 204 us on average and 238 complete before SSDSim admitted them.
-//! `ssd.admission` in the report counts the held requests and their hold (from arrival to the
-//! completion that let them in).
+//! start, and end, before it was admitted, on a channel or chip that was free by then, and its
+//! latency counts from its arrival and never includes the hold. (Work already queued is not
+//! affected: a resource busy with it at the time walked again stays busy.) On the reference
+//! trace with a cap of 5, 7,570 requests are held for 204 us on average and 238 complete before
+//! SSDSim admitted them. `ssd.admission` in the report counts the held requests and their hold
+//! (from arrival to admission by the clock at admission: 0 for one admitted when the clock,
+//! walking forward again after a set-back, reaches its arrival).
 //!
 //! The set-back needs each resource's predicted free time: dies keep when they last ended an
 //! operation (`ctrl::Flash::free_by`), channels when their transfer ends, and SSDSim's channel
@@ -62,7 +63,7 @@ impl Admission {
         self.cap > 0
     }
 
-    /// What the report says of it (`host.admission`; `None` without a cap).
+    /// What the report says of it (`ssd.admission`; `None` without a cap).
     pub fn report(&self) -> Option<serde_json::Value> {
         if !self.on() {
             return None;
@@ -168,14 +169,15 @@ impl Simulator {
     }
 
     /// A visit of channel `ch` after the clock was set back (or SSDSim's arbitration's turn):
-    /// with the default arbitration, its idle dies start what they may.
+    /// with the default arbitration, its idle dies (or chips, with multi-die commands) start
+    /// what they may.
     pub(super) fn on_serve_channel(&mut self, ch: u32) {
         if self.arbiter.on {
             return self.serve_channel(ch);
         }
         let per_channel = self.layout.chips_per_channel * self.layout.dies_per_chip;
         for die in ch * per_channel..(ch + 1) * per_channel {
-            self.start_die_now(die);
+            self.try_start_die(die);
         }
     }
 }

@@ -285,8 +285,8 @@ impl Simulator {
             }
             TxnKind::Erase => Phase::EraseCmd,
         };
-        // (Saturating: with SSDSim's admission the clock may be set back before a transaction's
-        // queueing, `sim::admission`.)
+        // (Saturating, for safety: SSDSim's admission cap sets the clock back, `sim::admission`,
+        // though a die busy when work was queued stays busy through the time walked again.)
         self.txns.get_mut(t).die_wait = now.saturating_sub(txn.enqueued);
         self.flash.begin(die, t, phase, now);
         let joined = if self.flash.adv.multi_plane != MultiPlane::Off { self.gather(die, t) } else { 0 };

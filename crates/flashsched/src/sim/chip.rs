@@ -76,7 +76,9 @@ impl Simulator {
         let dpc = self.layout.dies_per_chip;
         let first = chip * dpc;
         loop {
-            if self.flash.chip_busy(chip) {
+            // (With SSDSim's admission cap the clock may be set back: a chip that ended an
+            // operation after now is busy until then, `admission`.)
+            if self.flash.chip_busy(chip) || !self.flash.free_by(first, self.now) {
                 return;
             }
             // The leader: of the next transaction of each die, the best class (rank), then the

@@ -77,6 +77,15 @@ impl Simulator {
                 return;
             }
         }
+        if !self.update_reads.is_empty() && self.update_reads.remove(&t) {
+            // An update read (`ftl.partial_writes = "update_read"`): a step of its write.
+            let r = &mut self.reqs.items[txn.req as usize];
+            r.subs_left -= 1;
+            if r.subs_left == 0 {
+                self.complete_request(txn.req);
+            }
+            return;
+        }
         self.sub_request_done(txn);
     }
 

@@ -262,13 +262,16 @@ impl Simulator {
                         subs += 1;
                         match old {
                             Some(old) if self.update_read => {
-                                // The update read of the other sectors goes first, and the write
-                                // right behind it without waiting: the chip serves its reads first
-                                // and is busy until the read's data is out. (A step of the write,
-                                // counted with the request so that it is accounted when it ends;
-                                // it always ends before the write's data-in starts.)
+                                // The update read of the other sectors is queued first, and the
+                                // write right behind it without waiting for it. Where the old page
+                                // shares the write's chip and the chip serves reads first (SSDSim:
+                                // static allocation, its arbitration), the read ends before the
+                                // write's data-in starts; elsewhere it may not. A step of the
+                                // write, not a piece of the request (no slack or stages of its
+                                // own): the request completes when both are done.
                                 let p = self.layout.plane_of(old);
                                 let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - (hi - lo) as u32, self.now));
+                                self.update_reads.insert(r);
                                 self.counters.rmw_reads += 1;
                                 self.hil.push(r, self.txns.get(r));
                                 self.hil.push(t, self.txns.get(t));

@@ -265,6 +265,8 @@ pub struct Simulator {
     /// `ftl.partial_writes = "update_read"`: such a write programs the whole page, and the old
     /// page's other sectors are read (queued just before it) without the write waiting for them.
     update_read: bool,
+    /// Its update reads in flight: steps of their writes, not pieces of their requests.
+    update_reads: rustc_hash::FxHashSet<TxnId>,
     rmw_waiting: rustc_hash::FxHashMap<TxnId, TxnId>,
     /// `device.write_ack = "data_in"`: host writes complete when their data-in ends.
     ack_at_data_in: bool,
@@ -391,6 +393,7 @@ impl Simulator {
             read_whole_pages: s.resolved.str("device.channel.data_out") == "page",
             rmw: s.resolved.str("ftl.partial_writes") == "read_modify_write",
             update_read: s.resolved.str("ftl.partial_writes") == "update_read",
+            update_reads: rustc_hash::FxHashSet::default(),
             rmw_waiting: rustc_hash::FxHashMap::default(),
             hil_places,
             speed: placement::SpeedCache::default(),

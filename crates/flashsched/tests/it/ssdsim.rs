@@ -181,3 +181,49 @@ fn the_cap_and_the_arbitration_survive_heavy_gc_under_every_scheduler() {
         assert!(j["ssd"]["admission"]["held_requests"].as_u64().unwrap() > 0, "{extra:?}: the cap never held");
     }
 }
+
+#[test]
+fn a_held_request_waits_for_a_chip_busy_through_the_time_walked_again() {
+    // MQSim's model (the chip takes multi-die commands), a cap of 1: a write to chip 0 at 0 and a
+    // read of the same chip at 1 us. The read is held until the write completes (its program's
+    // end), then admitted with the clock set back to 1 us; the chip was busy programming then,
+    // so the read starts when the program ended, as it would have without the cap.
+    let lines = [req(0, lpn(0), PAGE, false), req(1_000, lpn(128), PAGE, true)];
+    let sets = ["compat=\"mqsim\"", "host.link=\"none\""];
+    let open = latencies(&run_lines("bench8x8", "held-busy-open", &lines, &sets));
+    let capped = latencies(&run_lines("bench8x8", "held-busy-cap", &lines, &[sets[0], sets[1], "host.queue_length=1"]));
+    assert_eq!(capped, open);
+    assert!(open[1] > 600_000, "the read waited for the program: {open:?}");
+}
+
+#[test]
+fn the_measured_window_ends_at_the_latest_completion_under_the_cap() {
+    // tiny, a cap of 1: a write on channel 0 at 0 (541,960 ns), a read on channel 1 at 1 us,
+    // held until the write completes, then run from its arrival on its idle channel (it ends at
+    // 92,960 ns, before the write it waited for).
+    let lines = [req(0, 0, PAGE, false), req(1_000, PAGE, PAGE, true)];
+    let r = run_lines("tiny", "cap-window", &lines, &["host.queue_length=1"]);
+    assert_eq!(latencies(&r), vec![541_960, 91_960]);
+    assert_eq!(r.json["ssd"]["measured_time_ns"], 541_960);
+    assert_eq!(r.json["ssd"]["admission"]["held_max_ns"], 540_960);
+}
+
+#[test]
+fn an_update_read_is_a_step_of_its_write_not_a_sub_request() {
+    // A page written, then half of it overwritten: the update read adds no slack of its own and
+    // is not counted as one of the request's sub-requests.
+    let lines = [req(0, 0, PAGE, false), req(1_000_000, 0, 2048, false)];
+    let r = run_lines("bench8x8", "update-slack", &lines, &["compat=\"ssdsim\""]);
+    let slack = &r.json["ssd"]["slack"]["write"];
+    assert_eq!((slack["sub_requests"].as_u64(), slack["mean_ns"].as_f64()), (Some(2), Some(0.0)), "{slack}");
+    assert_eq!(r.json["ssd"]["rmw_reads"], 1);
+}
+
+#[test]
+fn the_chip_orders_need_a_chip_that_takes_one_command_at_a_time() {
+    for (set, other) in [("tsu.read_priority=\"chip\"", "device.advanced.interleave=true"), ("tsu.write_order=\"die_number\"", "device.advanced.multi_die=true")] {
+        let all = ["tsu.scheduler=\"o3\"".to_string(), set.to_string(), other.to_string()];
+        let e = flashsched::config::load(Some("bench8x8"), None, &all).unwrap_err().to_string();
+        assert!(e.contains(set.split('=').next().unwrap()) && e.contains("one command at a time"), "{set}: {e}");
+    }
+}
