@@ -317,7 +317,6 @@ impl Simulator {
             .map_err(SimError::Precondition)?;
         let free_min = ftl.min_free_blocks();
         let flash = Flash::new(s, layout, &ftl);
-        let direct_start = !flash.adv.multi_die && s.resolved.str("device.channel.arbitration") != "ssdsim" && s.resolved.int("host.queue_length") == 0;
         let hil = hil::build(s, layout);
         let program_speed = ftl::speed::build(s, layout.chips());
         let idle_task = ftl::idle::build(s, layout.chips());
@@ -403,10 +402,11 @@ impl Simulator {
             requeue: stall::LazyRequeue::default(),
             arbiter: arbiter::Arbiter::new(s, layout.channels),
             admission: admission::Admission::new(s),
-            direct_start,
+            direct_start: false,
             chip_reads_first: s.resolved.str("tsu.read_priority") == "chip",
             dies_by_number: s.resolved.str("tsu.write_order") == "die_number",
         };
+        sim.direct_start = !sim.flash.adv.multi_die && !sim.arbiter.on && !sim.admission.on();
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         if sim.hil_places {
             sim.speed = placement::SpeedCache::new(s, &sim.ftl);

@@ -54,16 +54,22 @@ fn check(name: &str, trace: &std::path::Path, anchor: &std::path::Path, sets: &[
     }
 }
 
+/// The diagnostic traces of `anchors/traces`, in name order; prints the table's header for
+/// `simulator`.
+fn diagnostic_traces(anchors: &std::path::Path, simulator: &str) -> Vec<std::path::PathBuf> {
+    println!("| run | requests | within 1 us | read mean ours / {simulator} (us) | write mean ours / {simulator} (us) | largest difference (ns) |");
+    println!("|---|---|---|---|---|---|");
+    let mut traces: Vec<_> = std::fs::read_dir(anchors.join("traces")).unwrap().map(|e| e.unwrap().path()).collect();
+    traces.sort();
+    traces
+}
+
 #[test]
 fn mqsim_profile_agrees_with_mqsim_request_by_request() {
     let Some(shared) = crate::shared() else { return };
     let anchors = shared.join("anchors");
     let mut failures = Vec::new();
-    println!("| run | requests | within 1 us | read mean ours / MQSim (us) | write mean ours / MQSim (us) | largest difference (ns) |");
-    println!("|---|---|---|---|---|---|");
-    let mut traces: Vec<_> = std::fs::read_dir(anchors.join("traces")).unwrap().map(|e| e.unwrap().path()).collect();
-    traces.sort();
-    for t in &traces {
+    for t in &diagnostic_traces(&anchors, "MQSim") {
         let stem = t.file_stem().unwrap().to_str().unwrap();
         for (setting, link) in [("default", "host.link=\"pcie\""), ("nopcie", "host.link=\"none\"")] {
             let anchor = anchors.join(format!("mqsim/{stem}.{setting}.req.csv"));
@@ -88,10 +94,7 @@ fn ssdsim_profile_agrees_with_ssdsim_request_by_request() {
     let Some(shared) = crate::shared() else { return };
     let anchors = shared.join("anchors");
     let mut failures = Vec::new();
-    println!("| run | requests | within 1 us | read mean ours / SSDSim (us) | write mean ours / SSDSim (us) | largest difference (ns) |");
-    println!("|---|---|---|---|---|---|");
-    let mut traces: Vec<_> = std::fs::read_dir(anchors.join("traces")).unwrap().map(|e| e.unwrap().path()).collect();
-    traces.sort();
+    let mut traces = diagnostic_traces(&anchors, "SSDSim");
     let bench = shared.join("bench/synth200k.mqsim.trace.gz");
     traces.push(bench);
     for t in &traces {
