@@ -144,13 +144,18 @@ impl Ftl {
             // next of them stands for all.
             OpenRule::LeastWorn => free.iter().enumerate().min_by_key(|&(i, &b)| (count(b), i)).map(|(i, &b)| (b, i)),
             OpenRule::MostWorn => free.iter().enumerate().max_by_key(|&(i, &b)| (count(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i)),
+            OpenRule::Fastest => {
+                debug_assert!(fresh.is_none(), "set_speed_keys lists every free block");
+                let key = |b: u32| self.speed_keys[b as usize];
+                free.iter().enumerate().max_by_key(|&(i, &b)| (key(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i))
+            }
         };
         match (listed, fresh) {
             (Some((b, i)), None) => (b, Some(i)),
             (None, Some(f)) => (f, None),
             (Some((b, i)), Some(f)) => {
                 let take_fresh = match rule {
-                    OpenRule::Oldest => false,
+                    OpenRule::Oldest | OpenRule::Fastest => false,
                     OpenRule::LeastWorn => count(f) < count(b),
                     OpenRule::MostWorn => count(f) > count(b),
                 };
@@ -242,6 +247,30 @@ impl Ftl {
             ps.next_fresh = bpp;
         }
         &self.free_lists[plane as usize]
+    }
+
+    /// Rank free blocks by `key` (larger first) for `OpenRule::Fastest`; `key` is asked again for
+    /// a block when it is erased (`speed_key_changed`). Every plane's never-used blocks are listed
+    /// as free (`free_list`), so the rule sees all of them.
+    pub fn set_speed_keys(&mut self, key: impl Fn(u32) -> u16) {
+        self.speed_keys = (0..self.layout.blocks()).map(&key).collect();
+        for p in 0..self.layout.planes() {
+            self.free_list(p);
+        }
+    }
+
+    /// `block`'s speed key is now `key` (its speed was detected again).
+    pub fn speed_key_changed(&mut self, block: u32, key: u16) {
+        if let Some(k) = self.speed_keys.get_mut(block as usize) {
+            *k = key;
+        }
+    }
+
+    /// The free block `OpenRule::Fastest` would open in `plane` and its key (`None`: no free
+    /// block, or no keys).
+    pub fn fastest_free(&self, plane: u32) -> Option<(u32, u16)> {
+        let key = |b: u32| self.speed_keys.get(b as usize).copied();
+        self.free_lists[plane as usize].iter().enumerate().filter_map(|(i, &b)| Some((key(b)?, std::cmp::Reverse(i), b))).max().map(|(k, _, b)| (b, k))
     }
 
     /// Make free block `block` of `plane` the next one it opens.

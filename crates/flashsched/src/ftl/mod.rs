@@ -73,6 +73,9 @@ pub enum OpenRule {
     LeastWorn,
     /// The most erased free block of the plane (ties: oldest).
     MostWorn,
+    /// The free block with the largest speed key (`Ftl::set_speed_keys`; VIOS: the fastest
+    /// detected program step) of the plane (ties: oldest).
+    Fastest,
 }
 
 /// Exactly one cache line (`repr(C)`, 64-byte aligned): a write touches its plane's record, and
@@ -134,6 +137,8 @@ pub struct Ftl {
     pub open_rules: [OpenRule; STREAMS],
     /// Per chip, the sum of its planes' `frontier_gen` bumps.
     chip_frontier_gen: Vec<u32>,
+    /// Per block, what `OpenRule::Fastest` ranks free blocks by (empty unless a stream uses it).
+    speed_keys: Vec<u16>,
     /// Each collected plane's full block with the fewest valid pages (`fewest`): kept in step
     /// with every change of a block's state (`set_state`) and of a full block's valid pages.
     fewest: FewestValid,
@@ -166,6 +171,7 @@ impl Ftl {
             planes,
             open_rules: [OpenRule::Oldest; STREAMS],
             chip_frontier_gen: vec![0; layout.chips() as usize],
+            speed_keys: Vec::new(),
             fewest: FewestValid::new(layout.planes(), layout.blocks_per_plane),
             counters: FtlCounters::default(),
         }

@@ -143,3 +143,24 @@ fn the_planes_copy_of_the_write_pointer_follows_the_block_and_is_checked() {
     f.planes[0].open_wp[STREAM_HOT as usize] = 5;
     assert!(f.check_invariants().unwrap_err().contains("stream 1 has no open block but the plane keeps a write pointer of 5"));
 }
+
+#[test]
+fn the_fastest_rule_opens_the_free_block_with_the_largest_key_and_follows_new_keys() {
+    // VIOS's fast stream: every free block of the plane is a candidate (never-used ones too),
+    // the largest key wins, ties go to the oldest, and a key changed after an erase counts.
+    let mut f = ftl();
+    let bpp = f.layout.blocks_per_plane;
+    f.set_speed_keys(|b| if b == 5 || b == 7 { 400 } else { 300 + (b % 3) as u16 });
+    f.open_rules[STREAM_HOT as usize] = OpenRule::Fastest;
+    assert_eq!(f.fastest_free(0), Some((5, 400)), "the largest key, the first of equals");
+    let p = f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap();
+    assert_eq!(f.layout.block_of(p), 5);
+    // The ordinary stream keeps its order (oldest first): block 0.
+    let q = f.allocate_in(0, Writer::Host, STREAM_DEFAULT).unwrap();
+    assert_eq!(f.layout.block_of(q), 0);
+    // Block 7 is next for the fast stream, unless a detection lowers it.
+    assert_eq!(f.fastest_free(0), Some((7, 400)));
+    f.speed_key_changed(7, 250);
+    let (b, k) = f.fastest_free(0).unwrap();
+    assert!(b != 7 && k == 302 && b < bpp, "block {b} key {k}");
+}

@@ -55,6 +55,11 @@ pub enum Dispatch {
     /// nothing queued, whatever its other chips are doing. Requests wait in the policy's queues,
     /// where it can order them, instead of in the chips' own.
     SubRequests,
+    /// Request by request into a bounded device, as the VIOS paper's simulator admits requests
+    /// (SSDSim's `queue_length`): while fewer than `queue_depth` requests are in flight, the next
+    /// request in the policy's order goes to the chips whole, whatever the chips are doing. The
+    /// policy's queue is where requests wait for a free slot, and its order decides which fills it.
+    Slots,
 }
 
 impl Dispatch {
@@ -63,6 +68,7 @@ impl Dispatch {
             "idle_units" => Dispatch::IdleUnits,
             "idle_requests" => Dispatch::IdleRequests,
             "sub_requests" => Dispatch::SubRequests,
+            "slots" => Dispatch::Slots,
             _ => Dispatch::QueueDepth,
         }
     }

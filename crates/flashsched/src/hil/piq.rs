@@ -13,7 +13,7 @@
 //! Parameters: `hil.piq.granularity` (`chip`, as in MSST'14; `die` as in TCAD'18), `hil.piq.max_age`
 //! (500ms, mirroring Deadline's read_expire [INFER]), `hil.piq.queue_depth` (32 requests, SATA NCQ
 //! [INFER]). A batch holds at most one request per parallel unit and at most `queue_depth`
-//! requests, so it always fits an empty controller; a request spanning many units occupies all of
+//! requests (but under `slots` dispatch), so it always fits an empty controller; a request spanning many units occupies all of
 //! them. The depth binds only when the host lets more than `queue_depth` requests into the device
 //! (`host.queue_depth` above it), as SSDSim, where VIOS compared against PIQ, does.
 //!
@@ -41,14 +41,25 @@ struct Batch {
     born: Time,
     /// `sub_requests` dispatch: transactions not issued yet.
     left: usize,
+    /// Where each request's transactions start in `txns` (`slots` dispatch issues request by
+    /// request), and the next request to issue.
+    starts: Vec<u32>,
+    next: usize,
 }
 
 impl Batch {
     fn add(&mut self, units: &Bits, txns: &[TxnId], req: ReqId) {
         self.occ.union_with(units);
+        self.starts.push(self.txns.len() as u32);
         self.txns.extend_from_slice(txns);
         self.reqs.push(req);
         self.left += txns.len();
+    }
+
+    /// The transactions of request `i`.
+    fn txns_of(&self, i: usize) -> &[TxnId] {
+        let end = self.starts.get(i + 1).map_or(self.txns.len(), |&e| e as usize);
+        &self.txns[self.starts[i] as usize..end]
     }
 }
 
@@ -108,10 +119,12 @@ impl Piq {
             return;
         }
         let (units, txns) = (&self.pending.units, &self.pending.txns);
-        let qd = self.queue_depth;
-        // Under `sub_requests` a batch that has started going to the chips is closed, as a
+        // A batch must fit an empty controller, except under `slots`, which issues it request by
+        // request: there only the units bound it.
+        let qd = if self.dispatch == Dispatch::Slots { usize::MAX } else { self.queue_depth };
+        // Under `sub_requests` and `slots` a batch that has started going to the chips is closed, as a
         // released batch is under the other rules (its requests are counted in flight then).
-        let open = |b: &Batch| self.dispatch != Dispatch::SubRequests || b.left == b.txns.len();
+        let open = |b: &Batch| !matches!(self.dispatch, Dispatch::SubRequests | Dispatch::Slots) || b.left == b.txns.len();
         let fits = |b: &Batch| b.reqs.len() < qd && !b.occ.intersects(units) && open(b);
         let slot = if self.pending.read {
             self.batches.iter().position(fits)
@@ -130,12 +143,32 @@ impl Piq {
         match slot {
             Some(i) => self.batches[i].add(units, txns, req),
             None => {
-                let mut b = Batch { occ: Bits::like(units), txns: Vec::new(), reqs: Vec::new(), born: self.pending.born, left: 0 };
+                let mut b = Batch { occ: Bits::like(units), txns: Vec::new(), reqs: Vec::new(), born: self.pending.born, left: 0, starts: Vec::new(), next: 0 };
                 b.add(units, txns, req);
                 self.batches.push_back(b);
             }
         }
         self.pending.placed();
+    }
+
+    /// `slots` dispatch: while fewer than `queue_depth` requests are in flight, issue the next
+    /// request of the head batch, whole, whatever the units are doing; a batch goes on to the
+    /// next once all its requests are issued. The depth is the device's capacity, so age does
+    /// not pass it.
+    fn issue_slots(&mut self) {
+        while self.in_flight.len() < self.queue_depth {
+            let Some(b) = self.batches.front_mut() else { return };
+            let i = b.next;
+            b.next += 1;
+            let t = b.txns_of(i);
+            let n = t.len();
+            self.releasing.extend(t.iter().copied());
+            b.left -= n;
+            self.in_flight.insert(b.reqs[i]);
+            if b.next == b.reqs.len() {
+                self.batches.pop_front();
+            }
+        }
     }
 
     /// `sub_requests` dispatch: batch by batch from the oldest, hand every unit that is idle with
@@ -221,6 +254,8 @@ impl DeviceQueue for Piq {
         }
         if self.releasing.is_empty() && self.dispatch == Dispatch::SubRequests {
             self.issue_sub_requests(txns, device);
+        } else if self.releasing.is_empty() && self.dispatch == Dispatch::Slots {
+            self.issue_slots();
         } else if self.releasing.is_empty() {
             let head = self.batches.front()?;
             let old = device.now.saturating_sub(head.born) > self.max_age;
@@ -375,6 +410,31 @@ mod tests {
         p.on_request_done(3);
         assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &vi), p.pop(&mut all, &vb)), (Some(0), Some(1), None));
         assert_eq!(p.batches.len(), 0);
+    }
+
+    #[test]
+    fn slots_issue_request_by_request_in_batch_order() {
+        // Depth 1. Batch A: write 1 (unit 0) and read 3 (unit 1, joined the oldest batch it
+        // fits); batch B: write 2 (unit 0). Each completion frees the slot for the next request
+        // in that order, whatever the units are doing.
+        let mut p = Piq::new(layout(), false, 500_000_000, 1).with_dispatch(Dispatch::Slots);
+        p.push(10, &txn(1, TxnKind::HostWrite, 0));
+        p.push(20, &txn(2, TxnKind::HostWrite, 0));
+        p.push(30, &txn(3, TxnKind::HostRead, 1));
+        p.push(31, &txn(3, TxnKind::HostRead, 2));
+        let busy = |_: u32| true;
+        let v = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        let pops = |p: &mut Piq| std::iter::from_fn(|| p.pop(&mut [], &v)).collect::<Vec<_>>();
+        assert_eq!(pops(&mut p), vec![10]);
+        p.on_request_done(1);
+        assert_eq!(pops(&mut p), vec![30, 31], "the read's two transactions go together");
+        // A read arriving now cannot join batch A, which has started: it joins batch B.
+        p.push(40, &txn(4, TxnKind::HostRead, 3));
+        p.on_request_done(3);
+        assert_eq!(pops(&mut p), vec![20]);
+        p.on_request_done(2);
+        assert_eq!(pops(&mut p), vec![40]);
+        assert_eq!((p.len(), p.batches.len()), (0, 0));
     }
 
     #[test]

@@ -207,6 +207,12 @@ impl Vios {
 
     pub fn with_dispatch(mut self, d: Dispatch) -> Self {
         self.dispatch = d;
+        if d == Dispatch::Slots {
+            // Chip batches are issued request by request: nothing asks one to fit the depth,
+            // and only the chips bound it (the paper's batches have no other limit).
+            self.reads = HierQueue::new(usize::MAX);
+            self.writes = HierQueue::new(usize::MAX);
+        }
         self
     }
 
@@ -386,6 +392,43 @@ impl Vios {
         q.put_back(batches);
     }
 
+    /// Whether the read queue's head goes before the write queue's: reads first, unless the
+    /// head write batch is older than `max_age` and than the head read batch (else a steady
+    /// stream of reads would hold writes back for as long as it lasts). `None`: both empty.
+    fn reads_next(&self, now: Time) -> Option<bool> {
+        match (self.reads.batches.front(), self.writes.batches.front()) {
+            (Some(r), Some(w)) => Some(!(now.saturating_sub(w.born) > self.max_age && w.born < r.born)),
+            (r, w) => (r.is_some() || w.is_some()).then_some(r.is_some()),
+        }
+    }
+
+    /// `slots` dispatch: while fewer than `queue_depth` requests are in flight, issue the next
+    /// request in VIOS's order, whole: the head chip batch of the read queue (else the write
+    /// queue's, as `reads_next` decides), channel batch by channel batch. Its writes get their
+    /// blocks by Fig. 4 as it goes (NR checked, then updated). The depth is the device's
+    /// capacity, so a batch older than `max_age` does not pass it; the age only lets writes go
+    /// before reads.
+    fn issue_slots(&mut self, txns: &mut [Txn], device: &DeviceView) {
+        while self.in_flight.len() < self.queue_depth {
+            let Some(read) = self.reads_next(device.now) else { return };
+            let q = if read { &mut self.reads } else { &mut self.writes };
+            let b = q.batches.front_mut().expect("reads_next saw a batch");
+            let slot = b
+                .channel_batches
+                .iter_mut()
+                .flat_map(|c| c.reqs.iter_mut())
+                .find(|s| **s != NONE)
+                .map(|s| std::mem::replace(s, NONE))
+                .expect("a batch not all issued has a request left");
+            b.issued += 1;
+            if b.issued == b.len {
+                let done = q.batches.pop_front().expect("head chip batch");
+                q.recycle(done);
+            }
+            self.issue_slot(slot, read, txns, device);
+        }
+    }
+
     /// `idle_requests` dispatch: issue, batch by batch from the oldest, every request of `reads`
     /// or `writes` whose chips are idle with nothing queued and not `claimed` by a request issued
     /// just before, while the queue depth allows (a batch older than `max_age` goes whole); drop
@@ -496,14 +539,11 @@ impl Vios {
                 self.issue_ready(false, txns, device, &mut claimed);
             }
             self.claimed = claimed;
+        } else if self.releasing.is_empty() && self.dispatch == Dispatch::Slots {
+            self.issue_slots(txns, device);
         } else if self.releasing.is_empty() {
-            // Reads first; a write batch when no read batch waits, or when it is older than
-            // `max_age` and than the read queue's head (else a steady stream of reads would hold
-            // writes back for as long as it lasts, whatever `max_age` says).
-            let read = match (self.reads.batches.front(), self.writes.batches.front()) {
-                (Some(r), Some(w)) => !(device.now.saturating_sub(w.born) > self.max_age && w.born < r.born),
-                (r, _) => r.is_some(),
-            };
+            // Reads first (`reads_next`).
+            let read = self.reads_next(device.now)?;
             let head = if read { self.reads.batches.front() } else { self.writes.batches.front() }?;
             let old = device.now.saturating_sub(head.born) > self.max_age;
             let fits = self.in_flight.len() + head.len <= self.queue_depth;
@@ -580,14 +620,14 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
         #[test]
         fn the_chip_state_vector_equals_a_recount_of_the_queues(
-            dispatch in 0usize..4,
+            dispatch in 0usize..5,
             ops in proptest::collection::vec((0u8..4, 1u32..16, proptest::bool::ANY), 1..200),
         ) {
             // op 0-1: a request arrives (its chips from the bits of `mask`, read or write);
             // op 2: pop one transaction with the chips in `mask` busy; op 3: a request in
             // flight completes. Under every dispatch rule.
             let layout = tiny();
-            let d = [Dispatch::QueueDepth, Dispatch::IdleUnits, Dispatch::IdleRequests, Dispatch::SubRequests][dispatch];
+            let d = [Dispatch::QueueDepth, Dispatch::IdleUnits, Dispatch::IdleRequests, Dispatch::SubRequests, Dispatch::Slots][dispatch];
             let mut v = Vios::new(layout, 1_000_000, 4).with_dispatch(d);
             let mut next_req = 0u32;
             let mut next_txn = 0u32;
@@ -769,6 +809,39 @@ mod tests {
         let rounds: Vec<(Option<TxnId>, Option<TxnId>)> = (0..3).map(|_| (v.pop(&mut all, &vi), v.pop(&mut all, &vb))).collect();
         assert_eq!(rounds, vec![(Some(0), None), (Some(1), None), (Some(2), None)]);
         assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Slowest]);
+    }
+
+    #[test]
+    fn slots_fill_each_free_slot_with_the_next_request_in_vioss_order() {
+        // Depth 2. Writes 0 (chip 0) and 1 (chip 0, a second chip batch), then reads 2 (chip 1)
+        // and 3 (chip 1, a second read chip batch). The reads take the two slots first, whatever
+        // the chips are doing; when one completes, the next read; then the writes in batch order.
+        let layout = tiny();
+        let dpc = layout.dies_per_chip;
+        let mut v = Vios::new(layout, 1_000_000, 2).with_dispatch(Dispatch::Slots);
+        let mut all = vec![
+            Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0),
+            Txn::new(TxnKind::HostWrite, 1, 0, 0, 0, 0, 4096, 0),
+            Txn::new(TxnKind::HostRead, 2, 0, 0, 0, dpc, 4096, 0),
+            Txn::new(TxnKind::HostRead, 3, 0, 0, 0, dpc, 4096, 0),
+        ];
+        for (i, t) in all.clone().iter().enumerate() {
+            v.push(i as TxnId, t);
+        }
+        let busy = |_: u32| true;
+        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        let pops = |v: &mut Vios, all: &mut Vec<Txn>| std::iter::from_fn(|| v.pop(all, &vb)).collect::<Vec<_>>();
+        assert_eq!(pops(&mut v, &mut all), vec![2, 3], "busy chips do not hold a request back; the depth does");
+        v.on_request_done(2);
+        assert_eq!(pops(&mut v, &mut all), vec![0]);
+        // Write 0 was issued while write 1 still waited for chip 0 (NR = 2): the fastest block.
+        assert_eq!(all[0].place, Placement::Fastest);
+        assert_eq!(v.nr(0), 1);
+        v.on_request_done(3);
+        v.on_request_done(0);
+        assert_eq!(pops(&mut v, &mut all), vec![1]);
+        assert_eq!(all[1].place, Placement::Slowest, "alone for its chip");
+        assert_eq!((v.len(), v.queues().0.batches.len(), v.queues().1.batches.len()), (0, 0, 0));
     }
 
     #[test]

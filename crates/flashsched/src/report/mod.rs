@@ -212,6 +212,7 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         "commands": commands_json(c),
         "writes_placed_elsewhere": c.writes_placed_elsewhere,
         "writes_at_fill_limit": c.writes_at_fill_limit,
+        "placed_programs": placed_programs_json(c),
         "writes_relocated": c.writes_relocated,
         "read_conflicts": c.read_conflicts,
         "write_conflicts": c.write_conflicts,
@@ -370,6 +371,8 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
         }
         row.push((format!("{dir}_lat_max_ns"), d["lat_ns"]["max"].clone()));
         row.push((format!("{dir}_host_queue_mean_ns"), d["stages_ns"]["host_queue_ns"]["mean"].clone()));
+        row.push((format!("{dir}_device_queue_mean_ns"), d["stages_ns"]["device_queue_ns"]["mean"].clone()));
+        row.push((format!("{dir}_die_wait_mean_ns"), d["stages_ns"]["die_wait_ns"]["mean"].clone()));
         for part in ["conflict", "array", "transfer", "ecc"] {
             row.push((format!("{dir}_{part}_mean_ns"), d["split_mean_ns"][format!("{part}_ns")].clone()));
         }
@@ -377,6 +380,11 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     let ssd = &doc["ssd"];
     for k in ["conflict_ratio", "read_conflicts", "write_conflicts", "writes_placed_elsewhere", "writes_at_fill_limit", "write_amplification", "gc_invocations", "gc_pages_moved", "erases", "nand_pages_read", "nand_pages_written", "host_reads_unmapped", "free_blocks_min_plane", "simulated_time_ns", "measured_time_ns"] {
         row.push((k.into(), ssd[k].clone()));
+    }
+    // Speed-aware placement (null without it): host programs by the block asked for.
+    for kind in ["ordinary", "fastest", "slowest"] {
+        row.push((format!("programs_{kind}"), ssd["placed_programs"][kind]["pages"].clone()));
+        row.push((format!("program_mean_ns_{kind}"), ssd["placed_programs"][kind]["program_mean_ns"].clone()));
     }
     // null without an idle-time task.
     row.push(("reprogram_share".into(), ssd["idle"]["reprogram_share"].clone()));
@@ -477,6 +485,19 @@ fn projected_first_failure(o: &RunOutcome) -> Option<u64> {
 }
 
 /// `ssd.commands`: flash commands by class, their multi-plane share, and copyback moves.
+/// `ssd.placed_programs`: host page programs by the block speed-aware placement asked for, with
+/// their mean array time (empty without it).
+fn placed_programs_json(c: &crate::stats::DeviceCounters) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    for (i, name) in ["ordinary", "fastest", "slowest"].iter().enumerate() {
+        let n = c.placed_programs[i];
+        if n > 0 {
+            m.insert(name.to_string(), json!({"pages": n, "program_mean_ns": round3(c.placed_program_ns[i] as f64 / n as f64)}));
+        }
+    }
+    serde_json::Value::Object(m)
+}
+
 fn commands_json(c: &crate::stats::DeviceCounters) -> Value {
     let k = &c.commands;
     let class = |i: usize| {

@@ -475,7 +475,7 @@ impl Simulator {
                 self.ftl.peek_in(q, Writer::Gc, s).is_some_and(|p| adv.plane_pair_ok(&self.layout, NandOpKind::Program, l.ppn, p))
             }
         };
-        let (hot, migrations) = (self.wear.grouping.is_some(), self.wear.leveler.is_some());
+        let (hot, migrations) = (self.wear.grouping.is_some() || self.wear.fast_stream, self.wear.leveler.is_some());
         (die * ppd..(die + 1) * ppd)
             .filter(|&q| q != l.plane)
             .any(|q| pairs(q, STREAM_DEFAULT) || (hot && pairs(q, STREAM_HOT)) || (migrations && pairs(q, STREAM_MIGRATION)))
@@ -719,7 +719,16 @@ impl Simulator {
             }
             TxnKind::HostWrite => {
                 self.counters.nand_pages_written += 1;
-                if self.wear.grouping.is_some() {
+                if self.hil_places {
+                    let i = match txn.place {
+                        Placement::Fastest => 1,
+                        Placement::Slowest => 2,
+                        _ => 0,
+                    };
+                    self.counters.placed_programs[i] += 1;
+                    self.counters.placed_program_ns[i] += txn.array;
+                }
+                if self.wear.grouping.is_some() || self.wear.fast_stream {
                     // A grouped stream's block closes once its last page is programmed: the
                     // stream may not write again soon, and GC must be able to take the block.
                     self.ftl.close_if_full(txn.plane, self.layout.block_of(txn.ppn));
@@ -762,6 +771,12 @@ impl Simulator {
                 self.txns.remove(t);
                 let block = self.layout.block_of(txn.ppn);
                 self.ftl.erase(block);
+                if self.wear.fast_stream {
+                    // The erase detected its speed again (`nand::reliable`): the fast stream's
+                    // ranking follows.
+                    let step = self.flash.latency.detected_step(block).unwrap_or(0);
+                    self.ftl.speed_key_changed(block, step);
+                }
                 self.gc_time(&txn, txn.plane);
                 if self.erase_limit > 0 && self.first_failure.is_none() && self.ftl.erase_count(block) >= self.erase_limit {
                     self.first_failure = Some(now);

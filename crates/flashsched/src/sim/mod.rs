@@ -406,6 +406,14 @@ impl Simulator {
             chip_reads_first: s.resolved.str("tsu.read_priority") == "chip",
             dies_by_number: s.resolved.str("tsu.write_order") == "die_number",
         };
+        if sim.hil_places && sim.wear.grouping.is_none() && s.resolved.str("hil.vios.blocks") == "separate" {
+            // VIOS's fast writes get blocks of their own, opened fastest-first among every free
+            // block of the plane (`sim::placement`).
+            sim.wear.fast_stream = true;
+            sim.ftl.open_rules[crate::ftl::STREAM_HOT as usize] = crate::ftl::OpenRule::Fastest;
+            let lat = &sim.flash.latency;
+            sim.ftl.set_speed_keys(|b| lat.detected_step(b).unwrap_or(0));
+        }
         sim.direct_start = !sim.flash.adv.multi_die && !sim.arbiter.on && !sim.admission.on();
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         if sim.hil_places {

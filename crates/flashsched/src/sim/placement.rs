@@ -172,8 +172,10 @@ impl Simulator {
             w.die = self.layout.die_of_plane(plane);
             self.counters.writes_placed_elsewhere += 1;
         }
-        // An unplaced write opens blocks in the FTL's order.
-        if x.place != Placement::Static && self.ftl.needs_open(plane) {
+        // An unplaced write opens blocks in the FTL's order, and a fast one with a stream of its
+        // own the fastest free block (`OpenRule::Fastest`).
+        let own_stream = fast && self.wear.fast_stream;
+        if x.place != Placement::Static && !own_stream && self.ftl.needs_open(plane) {
             // Skip the scan when this plane's next block was already picked for this kind of
             // write and its free blocks have not changed since.
             let mark = (self.ftl.planes[plane as usize].free_gen, fast);
@@ -386,6 +388,20 @@ impl Simulator {
     }
 
     fn compute_offers(&mut self, plane: u32) -> Option<(u16, u16)> {
+        if !self.wear.fast_stream {
+            return self.ordinary_offers(plane);
+        }
+        // Fast writes have blocks of their own: the fast stream's open block, or the fastest
+        // free block of the plane, which it opens next (`OpenRule::Fastest`). 0: none.
+        let lat = &self.flash.latency;
+        let fast = self.ftl.peek_in(plane, Writer::Host, crate::ftl::STREAM_HOT).and_then(|p| lat.detected_step(self.layout.block_of(p))).unwrap_or(0);
+        let slow = self.ordinary_offers(plane).map_or(0, |o| o.1);
+        (fast != 0 || slow != 0).then_some((fast, slow))
+    }
+
+    /// `compute_offers` for the ordinary (default) stream: its open block's step for both kinds,
+    /// or, when it must open a block, the fastest and slowest of its next `OPEN_WINDOW` free blocks.
+    fn ordinary_offers(&mut self, plane: u32) -> Option<(u16, u16)> {
         let ppn = self.ftl.peek_allocation(plane, Writer::Host)?;
         let lat = &self.flash.latency;
         if !self.ftl.needs_open(plane) {

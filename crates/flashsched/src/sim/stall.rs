@@ -212,7 +212,7 @@ impl LazyRequeue {
             last: vec![NONE; planes],
             pending: 0,
             cross_plane: sim.cross_plane,
-            streams: sim.wear.grouping.is_some(),
+            streams: sim.wear.grouping.is_some() || sim.wear.fast_stream,
             multi_die: f.adv.multi_die,
             latest: if f.adv.multi_die { vec![0; planes] } else { Vec::new() },
             #[cfg(test)]

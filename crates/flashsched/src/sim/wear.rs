@@ -20,7 +20,7 @@ use super::txn::{Placement, Txn, TxnKind};
 use super::Simulator;
 use crate::ftl::grouping::WriteGrouping;
 use crate::ftl::wear::{WearLeveler, WlAction};
-use crate::ftl::{Stream, STREAM_DEFAULT, STREAM_MIGRATION};
+use crate::ftl::{Stream, STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION};
 use crate::nand::{Lpn, Ppn, NONE};
 
 /// Per destination plane of migrations: the plane its pending moves come from, how many are
@@ -50,6 +50,10 @@ pub(super) struct Wear {
     /// Each block's erase count when the run started (after preconditioning), kept when
     /// `device.erase_limit` is set: wear accrued in the run, and the projected first failure.
     pub start_counts: Vec<u32>,
+    /// Host writes VIOS places in a fast block (`Placement::Fastest`) program into blocks of
+    /// their own: the hot stream, opened fastest-first (`sim::placement`). Set when the device
+    /// queue places writes and no write-grouping policy owns the streams.
+    pub fast_stream: bool,
 }
 
 impl Wear {
@@ -71,7 +75,11 @@ impl Wear {
     #[inline]
     pub fn write_stream(&self, x: &Txn) -> Stream {
         match x.kind {
-            TxnKind::HostWrite => self.grouping.as_ref().map_or(STREAM_DEFAULT, |g| g.stream(x.lpn)),
+            TxnKind::HostWrite => match &self.grouping {
+                Some(g) => g.stream(x.lpn),
+                None if self.fast_stream && x.place == Placement::Fastest => STREAM_HOT,
+                None => STREAM_DEFAULT,
+            },
             _ if x.place == Placement::Pinned => STREAM_MIGRATION,
             _ => STREAM_DEFAULT,
         }

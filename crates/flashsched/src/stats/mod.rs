@@ -341,6 +341,11 @@ pub struct DeviceCounters {
     /// under the fill limit (`hil.vios.overfill`, `sim::placement`): they went to another plane
     /// of their chip, or stayed when none was better.
     pub writes_at_fill_limit: u64,
+    /// Host page programs by the block the device queue asked for (`Placement`: the
+    /// allocator's, fastest, slowest), and their array time (ns): what speed-aware placement
+    /// gained.
+    pub placed_programs: [u64; 3],
+    pub placed_program_ns: [u64; 3],
     /// Host writes moved off a plane that dynamic allocation had filled with valid data.
     pub writes_relocated: u64,
     /// Idle-time re-programs (RR) done, and those dropped (the page moved or no free page).
@@ -385,6 +390,8 @@ impl DeviceCounters {
             copyback_fallbacks: self.copyback_fallbacks - o.copyback_fallbacks,
             writes_placed_elsewhere: self.writes_placed_elsewhere - o.writes_placed_elsewhere,
             writes_at_fill_limit: self.writes_at_fill_limit - o.writes_at_fill_limit,
+            placed_programs: std::array::from_fn(|i| self.placed_programs[i] - o.placed_programs[i]),
+            placed_program_ns: std::array::from_fn(|i| self.placed_program_ns[i] - o.placed_program_ns[i]),
             writes_relocated: self.writes_relocated - o.writes_relocated,
             reprograms: self.reprograms - o.reprograms,
             reprograms_dropped: self.reprograms_dropped - o.reprograms_dropped,

@@ -10,14 +10,19 @@ const PAGE: u64 = 4096;
 /// Bursts of 8 one-page writes to scattered pages every 2 ms, with a read of a written page
 /// between bursts: chips see several requests at once.
 fn bursts() -> Vec<String> {
+    bursts_of(8)
+}
+
+/// `bursts` with `n` writes a burst.
+fn bursts_of(n: u64) -> Vec<String> {
     let mut lines = Vec::new();
     for burst in 0..200u64 {
-        let t = burst * 2_000_000;
-        for i in 0..8u64 {
-            let lpn = (burst * 8 + i) * 2654435761 % 6000;
+        let t = burst * 2_000_000 * n / 8;
+        for i in 0..n {
+            let lpn = (burst * n + i) * 2654435761 % 6000;
             lines.push(req(t + i * 1000, lpn * PAGE, PAGE, false));
         }
-        lines.push(req(t + 1_000_000, ((burst * 8) * 2654435761 % 6000) * PAGE, PAGE, true));
+        lines.push(req(t + 1_000_000, ((burst * n) * 2654435761 % 6000) * PAGE, PAGE, true));
     }
     lines
 }
@@ -32,17 +37,55 @@ fn placed(r: &RunResult) -> u64 {
     r.json["ssd"]["writes_placed_elsewhere"].as_u64().unwrap()
 }
 
+/// Pages and mean program time (us) of the host programs placement asked `kind` blocks for.
+fn programs(r: &RunResult, kind: &str) -> (u64, f64) {
+    let p = &r.json["ssd"]["placed_programs"][kind];
+    (p["pages"].as_u64().unwrap_or(0), p["program_mean_ns"].as_f64().unwrap_or(f64::NAN) / 1000.0)
+}
+
 #[test]
 fn vios_moves_writes_between_the_planes_of_a_chip_only_when_blocks_differ() {
-    let v = run("vios-var", &["hil.scheduler=\"vios\"", "device.variation.enabled=true"]);
+    // The literal rules (a shared open block, unconflicted writes to the slowest block) move
+    // writes the most.
+    let v = run("vios-var", &["hil.scheduler=\"vios\"", "device.variation.enabled=true", "hil.vios.blocks=\"shared\"", "hil.vios.unconflicted=\"slowest\""]);
     assert_eq!(v.json["flashsched"]["requests_completed"], 1800);
     assert_eq!(v.json["ssd"]["invariants"], "ok");
     let moved = placed(&v);
     assert!(moved > 100, "VIOS must get a choice here: {moved} writes moved");
     // The same drive without variation: every block programs alike, nothing moves.
-    assert_eq!(placed(&run("vios-fixed", &["hil.scheduler=\"vios\""])), 0);
+    assert_eq!(placed(&run("vios-fixed", &["hil.scheduler=\"vios\"", "hil.vios.blocks=\"shared\"", "hil.vios.unconflicted=\"slowest\""])), 0);
+    assert_eq!(placed(&run("vios-fixed-default", &["hil.scheduler=\"vios\""])), 0);
     // Other device queues never move writes.
     assert_eq!(placed(&run("piq-var", &["hil.scheduler=\"piq\"", "device.variation.enabled=true"])), 0);
+}
+
+#[test]
+fn fast_writes_get_the_fastest_blocks_of_their_chip_apart_from_ordinary_ones() {
+    // §3.1: a conflicted write gets the fastest block with free pages of its chip. With blocks
+    // of their own (`separate`, the default), opened fastest-first among all free blocks, fast
+    // writes program well faster than ordinary ones; sharing one open block per plane
+    // (`shared`) leaves them little faster, and ordinary writes are left on ordinary blocks
+    // either way (`unconflicted = "static"`).
+    // Bursts of 32 writes on 4 chips, waiting in VIOS's queues (sub-request dispatch): the
+    // writes of a chip find others waiting, but the last of each burst.
+    let vios = ["device.geometry.dies_per_chip=2", "ftl.precondition.pe_cycles=12000", "hil.scheduler=\"vios\"", "device.variation.enabled=true", "hil.vios.dispatch=\"sub_requests\""];
+    let lines = bursts_of(32);
+    let sep = run_lines("tiny", "vios-sep", &lines, &vios);
+    let shared = run_lines("tiny", "vios-shared", &lines, &[&vios[..], &["hil.vios.blocks=\"shared\""]].concat());
+    for r in [&sep, &shared] {
+        assert_eq!(r.json["flashsched"]["requests_completed"], 6600);
+        assert_eq!(r.json["ssd"]["invariants"], "ok");
+        assert_eq!(programs(r, "slowest").0, 0);
+    }
+    let (fast, fast_us) = programs(&sep, "fastest");
+    let (ordinary, ordinary_us) = programs(&sep, "ordinary");
+    assert!(fast > 100 && ordinary > 100, "both kinds of write must occur: {fast} fast, {ordinary} ordinary");
+    assert!(fast_us < 0.93 * ordinary_us, "separate: fast {fast_us:.0} us against ordinary {ordinary_us:.0} us");
+    let (_, shared_fast_us) = programs(&shared, "fastest");
+    assert!(fast_us < shared_fast_us, "separate fast blocks {fast_us:.0} us, shared {shared_fast_us:.0} us");
+    // Every host page is counted once.
+    let all = fast + ordinary;
+    assert_eq!(all, sep.json["ssd"]["host_pages_written"].as_u64().unwrap());
 }
 
 #[test]
