@@ -9,7 +9,7 @@ bench8x8 --no-run` prints the path; copy it before rebuilding). For the old buil
 `git worktree add /tmp/old <commit>` and `CARGO_TARGET_DIR=/tmp/old/target cargo bench --no-run`
 there.
 
-`same` runs both on fourteen configurations that exercise every policy slot (the default, VIOS, the
+`same` runs both on sixteen configurations that exercise every policy slot (the default, VIOS, the
 heaviest combination, Slacker with suspension, dynamic allocation, Pattern with RBWL, multi-plane,
 PASS, `compat=mqsim`, `compat=ssdsim`, PIQ with held requests, a preconditioned GC run, FCFS with
 suspension and GC, FCFS with RR/WR's idle-time re-programs) and
@@ -123,7 +123,7 @@ def main() -> int:
             sys.exit(f"{b}: not an executable benchmark binary")
     if a.what == "same":
         if a.sets:
-            sys.exit("same: overrides are not taken (it runs its own fourteen configurations)")
+            sys.exit("same: overrides are not taken (it runs its own sixteen configurations)")
         return same(a.old, a.new, frozenset(a.added))
     return speed(a.old, a.new, a.rounds, a.sets)
 

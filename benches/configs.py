@@ -1,4 +1,4 @@
-"""The fourteen configurations that exercise every policy slot on the reference drive (`bench8x8`):
+"""The sixteen configurations that exercise every policy slot on the reference drive (`bench8x8`):
 `benches/ab.py same` compares two builds' results on them, and `tools/pgo.py` trains the
 profile-guided build on them. key=value overrides, as `--set` takes them.
 """
@@ -24,6 +24,9 @@ CONFIGS: dict[str, list[str]] = {
     "mqsim": ["compat=mqsim"],
     "ssdsim": ["compat=ssdsim"],
     "piq": ["hil.scheduler=piq", "device.advanced.interleave=false", "host.queue_depth=512"],
+    # Sub-request dispatch (the vios2016 drive's): requests wait in the policies' own queues.
+    "piq_sub": ["hil.scheduler=piq", "hil.piq.dispatch=sub_requests", "device.advanced.interleave=false", "host.queue_depth=512"],
+    "vios_sub": ["device.variation.enabled=true", "hil.scheduler=vios", "hil.vios.dispatch=sub_requests", "host.queue_depth=512"],
     "gc": [
         "workload.fold=modulo",
         "device.geometry.blocks_per_plane=128",

@@ -53,6 +53,10 @@ POLICIES: dict[str, tuple[list[str], str | None]] = {
     "slacker": (["tsu.scheduler=slacker", "device.suspend.program=true"], "suspension"),
     "variation": (["device.variation.enabled=true"], None),
     "vios": (["hil.scheduler=vios", "device.variation.enabled=true"], "variation"),
+    "piq-sub": (["hil.scheduler=piq", "hil.piq.dispatch=sub_requests"], None),
+    "vios-sub": (["hil.scheduler=vios", "hil.vios.dispatch=sub_requests", "device.variation.enabled=true"], "variation"),
+    "piq-slots": (["hil.scheduler=piq", "hil.piq.dispatch=slots"], None),
+    "vios-slots": (["hil.scheduler=vios", "hil.vios.dispatch=slots", "device.variation.enabled=true"], "variation"),
     "wr+rr": (["ftl.program_speed=wr", "ftl.idle_task=rr", "device.variation.enabled=true"], "variation"),
     "pattern+rbwl": (["ftl.write_grouping=pattern", "ftl.wear_leveling=rbwl"], None),
 }

@@ -11,7 +11,7 @@ Three steps, each printed as it runs:
    (`-C profile-use`), in `target/pgo-use` (where `make bench` builds the benchmark with them).
 
 The build is the same code: profile-guided optimisation changes only how the compiler lays out
-and inlines it (results are byte-identical; `benches/ab.py same` checks it on fourteen
+and inlines it (results are byte-identical; `benches/ab.py same` checks it on sixteen
 configurations). It needs `llvm-profdata` from the Rust toolchain's `llvm-tools` component.
 Without `--require`, a missing tool or any failed step (a build, a training run, the merge) makes
 the script say so and exit with status 3, and the Makefile falls back to a plain release build,

@@ -248,26 +248,32 @@ def test_ratio_comparison_pairs_seeds_and_averages_workloads() -> None:
 
 def test_reproduce_vios_parts_quick(tmp_path: Path) -> None:
     # Every part of `reproduce vios` on two profiles (those with paper numbers in every part) and one real trace, short runs, two seeds.
-    assert {"vios", "vios-latency", "vios-wear", "vios-chips", "vios-program", "vios-real"} <= set(reproduce.names())
+    assert {"vios", "vios-ssdsim", "vios-ssdsim-load", "vios-latency", "vios-wear", "vios-chips", "vios-program", "vios-real"} <= set(reproduce.names())
     r = cli("reproduce", "vios", "--requests", "400", "--seeds", "1,2", "--workloads", "src,rsrch,tpcc", "--workers", "2",
             "-q", "-o", str(tmp_path / "vios"))
     assert r.returncode == 0, r.stderr
     out = tmp_path / "vios"
     cmp = pd.read_csv(out / "comparison.csv")
-    assert set(cmp["part"]) == {"vios-latency", "vios-wear", "vios-chips", "vios-program", "vios-real"}
+    assert set(cmp["part"]) == {"vios-ssdsim", "vios-ssdsim-load", "vios-latency", "vios-wear", "vios-chips", "vios-program", "vios-real"}
     assert "rows with a paper number" in r.stdout and "vios as % of piq" in r.stdout
     index = (out / "report.html").read_text()
     for part in set(cmp["part"]):
         assert f"href='{part}/report.html'" in index and (out / part / "report.html").exists()
         assert (out / part / "figure.png").exists() and (out / part / "figure2.pdf").exists()
     lat = pd.read_parquet(out / "vios-latency" / "results.parquet")
-    assert (lat["status"] == "ok").all() and set(lat["variant"]) == {"noop", "piq", "vios", "vios-static"}
-    # The policy under test gets a choice: VIOS moves writes, the others never do.
+    assert (lat["status"] == "ok").all() and set(lat["variant"]) == {"noop", "piq", "vios", "vios-slowest", "vios-shared"}
+    # The policy under test gets a choice: VIOS sends writes to fast blocks (and the ablations
+    # move writes between planes), the others never do.
+    fast = lat.groupby("variant")["programs_fastest"].sum()
     moved = lat.groupby("variant")["writes_placed_elsewhere"].sum()
-    assert moved["vios"] > 0 and moved["vios-static"] > 0 and moved["noop"] == 0 and moved["piq"] == 0
+    assert fast["vios"] > 0 and moved["vios-slowest"] > 0 and moved["vios-shared"] > 0 and moved["noop"] == 0 and moved["piq"] == 0
     assert (lat[lat["variant"] == "noop"]["conflict_ratio"] > 0).all()
+    # The paper's simulator: every scheduler under SSDSim's model, the device holding 5 requests.
+    ss = pd.read_parquet(out / "vios-ssdsim" / "results.parquet")
+    assert (ss["status"] == "ok").all() and {"noop", "noop-setback", "piq", "vios"} <= set(ss["variant"])
+    assert ss.groupby("variant")["programs_fastest"].sum()["vios"] > 0
     paper = cmp.dropna(subset=["paper"])
-    assert {"vios-latency", "vios-wear", "vios-chips", "vios-program"} <= set(paper["part"])
+    assert {"vios-ssdsim", "vios-latency", "vios-wear", "vios-chips", "vios-program"} <= set(paper["part"])
     wear = cmp[(cmp["part"] == "vios-wear") & (cmp["workload"] == "mean") & (cmp["metric"] == "write_lat_mean_ns: vios as % of piq")]
     assert sorted(wear["ftl.precondition.pe_cycles"]) == [6000, 9000, 12000, 15000] and (wear["seeds"] == 2).all()
     real = pd.read_parquet(out / "vios-real" / "results.parquet")

@@ -21,11 +21,15 @@
 //!   instead: a request's transactions for one chip go, oldest batch first and reads before
 //!   writes, as soon as that chip is idle, and NR drops chip by chip (§3.3 scatters requests
 //!   into per-chip sub-requests), so requests wait here, where NR counts them.
+//!   `hil.vios.dispatch = "slots"` (the paper's simulator, SSDSim, which holds at most
+//!   `queue_length` requests in the device) issues request by request whenever fewer than
+//!   `queue_depth` are in flight, the next in VIOS's order, whatever the chips are doing.
 //!
 //! - **Variation-aware block allocation** (§3.3, Fig. 4): when a write request is issued, each of
 //!   its sub-requests is marked for the fastest block of its chip if the chip's NR is above 1 (other
-//!   requests wait for it), else for a slower one ([`Placement`]); the simulator picks the plane
-//!   (`sim::placement`).
+//!   requests wait for it) or work is queued at the chip, else for an ordinary block
+//!   (`hil.vios.unconflicted`: the allocator's, or the slowest) ([`Placement`]); the simulator
+//!   picks the plane and block (`sim::placement`).
 
 use std::collections::VecDeque;
 

@@ -2,12 +2,20 @@
 //! queue marked `Fastest` goes to the fastest block of its chip that can take it, one marked
 //! `Slowest` to the slowest.
 //!
-//! VIOS keeps every block of a chip that has free pages in one speed-ordered tree. Here each plane
-//! writes one block at a time, so a plane offers its open block or, when it has to open one, the
-//! fastest (to a `Fastest` write) or slowest (to a `Slowest` one) of its next `OPEN_WINDOW` free
-//! blocks, and opens that block [INFER]. Ties keep the plane the allocator chose, then the lowest plane. Each plane's
-//! offers, and each chip's fastest and slowest planes, are cached until the FTL reports that a
-//! frontier changed (`PlaneState::frontier_gen`). Without process variation, or with an explicit
+//! VIOS keeps every block of a chip that has free pages in one speed-ordered tree (§3.1). With
+//! `hil.vios.blocks = "separate"` (the default) fast writes have blocks of their own, apart from
+//! the ordinary writes' (the FTL's hot stream, `Wear::fast_stream`): each plane offers a `Fastest`
+//! write its open fast block or, when that has no page left, its fastest free block among all of
+//! them (`OpenRule::Fastest`, which the FTL then opens), so the write goes to the fastest block
+//! with free pages of the chip; ordinary writes keep their own open block [INFER: the tree's
+//! blocks read as the chip's open and free blocks, one open fast block per plane]. With
+//! `"shared"` (and whenever a write-grouping policy owns the streams) each plane writes one block
+//! at a time for every write, and offers its open block or, when it has to open one, the fastest
+//! (to a `Fastest` write) or slowest (to a `Slowest` one) of its next `OPEN_WINDOW` free blocks,
+//! and opens that block. A `Slowest` write always takes the ordinary stream's offer. Ties keep the
+//! plane the allocator chose, then the lowest plane. Each plane's offers, and each chip's fastest
+//! and slowest planes, are cached until the FTL reports that a frontier changed
+//! (`PlaneState::frontier_gen`). Without process variation, or with an explicit
 //! `device.program_mode` (every block then programs alike), nothing moves.
 //!
 //! Every write moved to another plane stays there until overwritten, so on a full drive the
