@@ -3,6 +3,7 @@
 
 mod bits;
 mod fifo;
+mod hier;
 mod paq;
 mod piq;
 mod slot;
@@ -103,10 +104,16 @@ impl Collecting {
         self.born = txn.enqueued;
     }
 
+    /// Add transaction `txn` (`id`) of the collected request, on `unit`. A request is a write if
+    /// any of its transactions is one: a partial-page write may begin with an update read of the
+    /// old page (`ftl.partial_writes = "update_read"`).
     #[inline]
-    pub fn add(&mut self, id: TxnId, unit: u32) {
+    pub fn add(&mut self, id: TxnId, unit: u32, txn: &Txn) {
         self.txns.push(id);
         self.units.insert(unit);
+        if txn.kind == crate::sim::txn::TxnKind::HostWrite {
+            self.read = false;
+        }
     }
 
     /// The collected request was placed (its transactions taken): collect the next one.

@@ -237,7 +237,7 @@ impl DeviceQueue for Piq {
             self.place_pending();
             self.pending.begin(txn);
         }
-        self.pending.add(id, txn.die / self.dies_per_unit);
+        self.pending.add(id, txn.die / self.dies_per_unit, txn);
         self.held += 1;
     }
 

@@ -36,110 +36,11 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashSet;
 
 pub use super::bits::Bits;
+pub use super::hier::HierQueue;
 use super::{Collecting, DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
 use crate::sim::txn::{Placement, ReqId, Txn, TxnId, TxnKind};
-
-/// Requests with no channel in common.
-#[derive(Debug, Clone)]
-pub struct ChannelBatch<R> {
-    pub channels: Bits,
-    pub reqs: Vec<R>,
-}
-
-/// Requests with no chip in common, split into channel batches.
-#[derive(Debug, Clone)]
-pub struct ChipBatch<R> {
-    pub chips: Bits,
-    pub channel_batches: Vec<ChannelBatch<R>>,
-    pub len: usize,
-    /// Requests already issued (`idle_requests` dispatch issues a batch request by request).
-    pub issued: usize,
-    pub born: Time,
-}
-
-/// One hierarchical-batch structured queue (reads or writes).
-#[derive(Debug, Clone)]
-pub struct HierQueue<R> {
-    pub batches: VecDeque<ChipBatch<R>>,
-    /// Largest number of requests in a chip batch.
-    cap: usize,
-    /// Issued chip batches kept for reuse (their sets and lists keep their memory).
-    pool: Vec<ChipBatch<R>>,
-}
-
-impl<R: Copy> HierQueue<R> {
-    pub fn new(cap: usize) -> Self {
-        HierQueue { batches: VecDeque::new(), cap: cap.max(1), pool: Vec::new() }
-    }
-
-    /// Add request `r` touching `chips` on `channels`: the first chip batch without a common chip
-    /// (and with room), then its first channel batch without a common channel. Returns the
-    /// indices of the chip batch and channel batch it joined.
-    pub fn insert(&mut self, r: R, chips: &Bits, channels: &Bits, now: Time) -> (usize, usize) {
-        let cap = self.cap;
-        let i = match self.batches.iter().position(|b| b.len < cap && !b.chips.intersects(chips)) {
-            Some(i) => i,
-            None => {
-                let b = match self.pool.pop() {
-                    Some(mut b) => {
-                        b.born = now;
-                        b
-                    }
-                    None => ChipBatch { chips: Bits::like(chips), channel_batches: Vec::new(), len: 0, issued: 0, born: now },
-                };
-                self.batches.push_back(b);
-                self.batches.len() - 1
-            }
-        };
-        let b = &mut self.batches[i];
-        b.chips.union_with(chips);
-        b.len += 1;
-        // Channel batches past `used` are empty ones kept from an earlier use of this batch.
-        let used = b.channel_batches.iter().take_while(|c| !c.reqs.is_empty()).count();
-        let j = match b.channel_batches[..used].iter().position(|c| !c.channels.intersects(channels)) {
-            Some(j) => j,
-            None => {
-                if used == b.channel_batches.len() {
-                    b.channel_batches.push(ChannelBatch { channels: Bits::like(channels), reqs: Vec::new() });
-                }
-                used
-            }
-        };
-        let c = &mut b.channel_batches[j];
-        c.channels.union_with(channels);
-        c.reqs.push(r);
-        (i, j)
-    }
-
-    /// Put back the batches taken out to issue from: those whose requests were all issued are
-    /// dropped (their memory kept for later ones).
-    pub fn put_back(&mut self, mut batches: VecDeque<ChipBatch<R>>) {
-        let mut i = 0;
-        while i < batches.len() {
-            if batches[i].issued == batches[i].len {
-                let b = batches.remove(i).expect("batch i");
-                self.recycle(b);
-            } else {
-                i += 1;
-            }
-        }
-        self.batches = batches;
-    }
-
-    /// Keep an issued chip batch's memory for a later one.
-    pub fn recycle(&mut self, mut b: ChipBatch<R>) {
-        b.chips.clear();
-        b.len = 0;
-        b.issued = 0;
-        for c in &mut b.channel_batches {
-            c.channels.clear();
-            c.reqs.clear();
-        }
-        self.pool.push(b);
-    }
-}
 
 /// A request waiting in the queues: its transactions and the chips it touches.
 #[derive(Default)]
@@ -477,7 +378,7 @@ impl DeviceQueue for Vios {
             self.place_pending();
             self.pending.begin(txn);
         }
-        self.pending.add(id, self.layout.chip_of_die(txn.die));
+        self.pending.add(id, self.layout.chip_of_die(txn.die), txn);
         self.held += 1;
     }
 
@@ -571,32 +472,6 @@ mod tests {
     use super::*;
     use crate::sim::txn::TxnKind;
     use crate::hil::Dispatch;
-
-    /// The paper's Fig. 3 drive: 8 chips on 4 channels, chips numbered channel first (Eq. 1's
-    /// static allocation: chip μ on channel μ mod 4).
-    fn channels_of(chips: &[u32]) -> Bits {
-        Bits::of(4, &chips.iter().map(|c| c % 4).collect::<Vec<_>>())
-    }
-
-    #[test]
-    fn figure_3_the_sixth_request_joins_the_first_chip_batch_and_its_second_channel_batch() {
-        // Fig. 3's figure is not in the text; these five requests are the ones its description
-        // implies [INFER]: the first chip batch holds chips {0, 1, 2, 4, 5} in two channel batches,
-        // the first conflicting with channels {2, 3} and the second holding channels {0, 1}.
-        let reqs: [&[u32]; 5] = [&[0, 1, 2], &[4, 5], &[1, 2], &[0, 5], &[2, 6]];
-        let mut q = HierQueue::new(32);
-        let placed: Vec<(usize, usize)> = reqs.iter().enumerate().map(|(i, c)| q.insert(i, &Bits::of(8, c), &channels_of(c), 0)).collect();
-        assert_eq!(placed, vec![(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)]);
-        // "if one more request accessing chips {6, 7} arrives, ... it is added [to the first chip
-        // batch] and A_chip is updated to {0, 1, 2, 4, 5, 6, 7}. Then ... the second channel batch
-        // ... is chosen with A_channel being updated to {0, 1, 2, 3}."
-        assert_eq!(q.insert(5, &Bits::of(8, &[6, 7]), &channels_of(&[6, 7]), 0), (0, 1));
-        let b = &q.batches[0];
-        assert_eq!(b.chips.members().collect::<Vec<_>>(), vec![0, 1, 2, 4, 5, 6, 7]);
-        assert_eq!(b.channel_batches[1].channels.members().collect::<Vec<_>>(), vec![0, 1, 2, 3]);
-        assert_eq!(b.channel_batches[0].reqs, vec![0]);
-        assert_eq!(b.channel_batches[1].reqs, vec![1, 5]);
-    }
 
     fn tiny() -> Layout {
         // 2 channels x 2 chips x 1 die
@@ -816,6 +691,25 @@ mod tests {
     }
 
     #[test]
+    fn a_write_that_begins_with_an_update_read_is_queued_and_placed_as_a_write() {
+        // A partial-page write under `ftl.partial_writes = "update_read"`: its first transaction
+        // reads the old page's other sectors. The request is a write: VIOS's write queue, and its
+        // write gets a block by Fig. 4 (here alone for its chip: an ordinary one).
+        let layout = tiny();
+        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::Slots).with_unconflicted(Placement::Static);
+        let mut all = vec![Txn::new(TxnKind::HostRead, 0, 0, 0, 0, 0, 4096, 0), Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0)];
+        all[1].place = Placement::Slowest; // not what VIOS will set
+        v.push(0, &all[0]);
+        v.push(1, &all[1]);
+        v.place_pending();
+        assert_eq!((v.queues().0.batches.len(), v.queues().1.batches.len()), (0, 1));
+        let busy = |_: u32| true;
+        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        assert_eq!(std::iter::from_fn(|| v.pop(&mut all, &vb)).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(all[1].place, Placement::Static);
+    }
+
+    #[test]
     fn slots_fill_each_free_slot_with_the_next_request_in_vioss_order() {
         // Depth 2. Writes 0 (chip 0) and 1 (chip 0, a second chip batch), then reads 2 (chip 1)
         // and 3 (chip 1, a second read chip batch). The reads take the two slots first, whatever
@@ -846,15 +740,5 @@ mod tests {
         assert_eq!(pops(&mut v, &mut all), vec![1]);
         assert_eq!(all[1].place, Placement::Slowest, "alone for its chip");
         assert_eq!((v.len(), v.queues().0.batches.len(), v.queues().1.batches.len()), (0, 0, 0));
-    }
-
-    #[test]
-    fn a_chip_batch_holds_at_most_its_capacity() {
-        let mut q = HierQueue::new(2);
-        for i in 0..3u32 {
-            q.insert(i, &Bits::of(8, &[i]), &channels_of(&[i]), 0);
-        }
-        assert_eq!(q.batches.len(), 2);
-        assert_eq!(q.batches[1].len, 1);
     }
 }

@@ -349,11 +349,13 @@ impl Simulator {
         }
         let mut e = ChipExtremes { gen, fastest: (NONE, 0), slowest: (NONE, 0) };
         for p in self.planes_of_chip(chip) {
+            // A step of 0: the plane has no page for that kind of write (with fast blocks of
+            // their own, one stream may have room where the other has none).
             if let Some((f, s)) = self.offers(p) {
-                if e.fastest.0 == NONE || f > e.fastest.1 {
+                if f != 0 && (e.fastest.0 == NONE || f > e.fastest.1) {
                     e.fastest = (p, f);
                 }
-                if e.slowest.0 == NONE || s < e.slowest.1 {
+                if s != 0 && (e.slowest.0 == NONE || s < e.slowest.1) {
                     e.slowest = (p, s);
                 }
             }
@@ -370,7 +372,7 @@ impl Simulator {
     fn offers(&mut self, plane: u32) -> Option<(u16, u16)> {
         if let Some(&(seen, f, s)) = self.speed.frontier.get(plane as usize) {
             if seen == self.ftl.planes[plane as usize].frontier_gen && !cfg!(debug_assertions) {
-                return (f != 0).then_some((f, s));
+                return (f != 0 || s != 0).then_some((f, s));
             }
         }
         self.offers_now(plane)
@@ -387,7 +389,7 @@ impl Simulator {
         if seen == gen {
             #[cfg(debug_assertions)]
             debug_assert_eq!(self.compute_offers(plane).unwrap_or((0, 0)), (f, s), "stale offers for plane {plane}");
-            return (f != 0).then_some((f, s));
+            return (f != 0 || s != 0).then_some((f, s));
         }
         let o = self.compute_offers(plane);
         let (f, s) = o.unwrap_or((0, 0));

@@ -190,9 +190,11 @@ impl LazyRequeue {
         // FCFS counts writes held aside too, but without multi-die commands its kept-aside
         // writes are resolved when the last re-queued one stalls, which is quicker (below).
         let held = (!fcfs || f.adv.multi_die) && sim.tsu.holds_aside();
+        // Host writes in more than one stream (write grouping, VIOS's fast blocks).
+        let streams = sim.wear.grouping.is_some() || sim.wear.fast_stream;
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
-            && (!f.adv.multi_die || (held && !sim.cross_plane && sim.wear.grouping.is_none()))
-            && (sim.wear.grouping.is_none()
+            && (!f.adv.multi_die || (held && !sim.cross_plane && !streams))
+            && (!streams
                 || ((fcfs || held) && !sim.cross_plane && (fcfs || f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off)))
             && s.ftl.gc_policy == "greedy";
         if !on {
@@ -212,7 +214,7 @@ impl LazyRequeue {
             last: vec![NONE; planes],
             pending: 0,
             cross_plane: sim.cross_plane,
-            streams: sim.wear.grouping.is_some() || sim.wear.fast_stream,
+            streams,
             multi_die: f.adv.multi_die,
             latest: if f.adv.multi_die { vec![0; planes] } else { Vec::new() },
             #[cfg(test)]
