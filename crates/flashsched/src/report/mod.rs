@@ -484,7 +484,6 @@ fn projected_first_failure(o: &RunOutcome) -> Option<u64> {
         .map(|x| x.round() as u64)
 }
 
-/// `ssd.commands`: flash commands by class, their multi-plane share, and copyback moves.
 /// `ssd.placed_programs`: host page programs by the block speed-aware placement asked for, with
 /// their mean array time (empty without it).
 fn placed_programs_json(c: &crate::stats::DeviceCounters) -> serde_json::Value {
@@ -498,6 +497,7 @@ fn placed_programs_json(c: &crate::stats::DeviceCounters) -> serde_json::Value {
     serde_json::Value::Object(m)
 }
 
+/// `ssd.commands`: flash commands by class, their multi-plane share, and copyback moves.
 fn commands_json(c: &crate::stats::DeviceCounters) -> Value {
     let k = &c.commands;
     let class = |i: usize| {
