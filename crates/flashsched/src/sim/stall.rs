@@ -190,11 +190,14 @@ impl LazyRequeue {
         // FCFS counts writes held aside too, but without multi-die commands its kept-aside
         // writes are resolved when the last re-queued one stalls, which is quicker (below).
         let held = (!fcfs || f.adv.multi_die) && sim.tsu.holds_aside();
-        // Host writes in more than one stream (write grouping, VIOS's fast blocks).
+        // Host writes in more than one stream (write grouping, VIOS's fast blocks). With
+        // multi-die commands the re-queue is shown exact for one stream only; without them, for
+        // VIOS's fast blocks under every scheduler and allocation (`sim::tests`, the
+        // stalled_writes_kept_aside tests), for write grouping under the narrower rule below.
         let streams = sim.wear.grouping.is_some() || sim.wear.fast_stream;
         let on = ((fcfs && !f.suspend.program && !f.suspend.erase && !f.suspend.for_reads) || held)
             && (!f.adv.multi_die || (held && !sim.cross_plane && !streams))
-            && (!streams
+            && (sim.wear.grouping.is_none()
                 || ((fcfs || held) && !sim.cross_plane && (fcfs || f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off)))
             && s.ftl.gc_policy == "greedy";
         if !on {
