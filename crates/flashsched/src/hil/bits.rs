@@ -54,6 +54,16 @@ impl Bits {
     pub fn like(o: &Bits) -> Self {
         Bits(vec![0; o.0.len()])
     }
+    /// The set as words of 64 members (member `i` is bit `i % 64` of word `i / 64`), for
+    /// word-at-a-time work.
+    #[inline]
+    pub fn words(&self) -> &[u64] {
+        &self.0
+    }
+    #[inline]
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.0
+    }
     pub fn clear(&mut self) {
         self.0.iter_mut().for_each(|w| *w = 0);
     }

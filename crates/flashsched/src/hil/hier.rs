@@ -81,8 +81,13 @@ impl<R: Copy> HierQueue<R> {
     }
 
     /// Put back the batches taken out to issue from: those whose requests were all issued are
-    /// dropped (their memory kept for later ones).
-    pub fn put_back(&mut self, mut batches: VecDeque<ChipBatch<R>>) {
+    /// dropped (their memory kept for later ones). `any_done`: whether any batch may have been
+    /// completed since they were taken (if not, there is nothing to drop).
+    pub fn put_back(&mut self, mut batches: VecDeque<ChipBatch<R>>, any_done: bool) {
+        if !any_done {
+            self.batches = batches; // (the caller knows no batch was completed)
+            return;
+        }
         let mut i = 0;
         while i < batches.len() {
             if batches[i].issued == batches[i].len {

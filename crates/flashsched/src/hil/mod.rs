@@ -4,6 +4,7 @@
 mod bits;
 mod fifo;
 mod hier;
+mod idle_watch;
 mod paq;
 mod piq;
 mod slot;
@@ -149,6 +150,15 @@ pub trait DeviceQueue: Send {
     fn places_writes(&self) -> bool {
         false
     }
+    /// It wants to hear of dies that may have become idle (`on_die_may_idle`); asked once, when
+    /// the simulator is built.
+    fn watches_dies(&self) -> bool {
+        false
+    }
+    /// Die `die` may have become idle with nothing queued: the simulator is about to ask it to
+    /// start (after an operation ends, at a suspension's safe point, after a write stalls). A
+    /// policy that keeps track of idle units (`watches_dies`) needs no other news of them.
+    fn on_die_may_idle(&mut self, _die: u32) {}
     /// Every transaction of host request `req` has completed (policies that count the requests
     /// they let into the flash controller use it).
     fn on_request_done(&mut self, _req: ReqId) {}

@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashSet;
 
 use super::bits::Bits;
+use super::idle_watch::IdleWatch;
 use super::{Collecting, DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
@@ -39,8 +40,9 @@ struct Batch {
     txns: Vec<TxnId>,
     reqs: Vec<ReqId>,
     born: Time,
-    /// `sub_requests` dispatch: transactions not issued yet.
+    /// `sub_requests` dispatch: transactions not issued yet, and the units they are for.
     left: usize,
+    pend: Bits,
     /// Where each request's transactions start in `txns` (`slots` dispatch issues request by
     /// request), and the next request to issue.
     starts: Vec<u32>,
@@ -50,6 +52,7 @@ struct Batch {
 impl Batch {
     fn add(&mut self, units: &Bits, txns: &[TxnId], req: ReqId) {
         self.occ.union_with(units);
+        self.pend.union_with(units);
         self.starts.push(self.txns.len() as u32);
         self.txns.extend_from_slice(txns);
         self.reqs.push(req);
@@ -71,14 +74,23 @@ pub struct Piq {
     in_flight: FxHashSet<ReqId>,
     pending: Collecting,
     batches: VecDeque<Batch>,
-    /// Reused sets of the units given transactions in one `sub_requests` round, by the batches
-    /// before the current one and by the current one.
-    claimed: Bits,
+    /// Reused sets for one `sub_requests` round: the idle units not given transactions yet,
+    /// and the units the current batch was given.
+    avail: Bits,
     mine: Bits,
     /// `sub_requests` dispatch: requests with transactions waiting in the batches, per unit,
-    /// and the units where that is above 0.
+    /// the units where that is above 0, and which of those may be idle.
     waiting: Vec<u32>,
     wanted: Bits,
+    watch: IdleWatch,
+    /// `sub_requests` dispatch: batches that have started (some transaction issued), and
+    /// whether anything a round depends on changed since the last one at this instant (a batch
+    /// placed, a request done, a die reported): if not, it would issue nothing.
+    started: usize,
+    dirty: bool,
+    last_round: Time,
+    /// Batches all issued, kept for reuse (their lists keep their memory).
+    pool: Vec<Batch>,
     releasing: VecDeque<TxnId>,
     /// Transactions of requests in flight (`push_continuation`), released at the next pop.
     continuing: VecDeque<TxnId>,
@@ -97,10 +109,15 @@ impl Piq {
             in_flight: FxHashSet::default(),
             pending: Collecting::new(units),
             batches: VecDeque::new(),
-            claimed: Bits::new(units),
+            avail: Bits::new(units),
             mine: Bits::new(units),
             waiting: vec![0; units],
             wanted: Bits::new(units),
+            watch: IdleWatch::new(units, dies_per_unit),
+            started: 0,
+            dirty: false,
+            last_round: 0,
+            pool: Vec::new(),
             releasing: VecDeque::new(),
             continuing: VecDeque::new(),
             held: 0,
@@ -113,11 +130,30 @@ impl Piq {
         self
     }
 
-    /// Put the request being collected into a batch.
+    /// Keep an issued batch's memory for a later one.
+    fn recycle(&mut self, mut b: Batch) {
+        b.occ.clear();
+        b.pend.clear();
+        b.txns.clear();
+        b.reqs.clear();
+        b.starts.clear();
+        (b.left, b.next) = (0, 0);
+        self.pool.push(b);
+    }
+
+    /// Put the request being collected into a batch. (Asked on every pop, and most find nothing
+    /// collected: the test is inlined, the work not.)
+    #[inline]
     fn place_pending(&mut self) {
-        if self.pending.txns.is_empty() {
-            return;
+        if !self.pending.txns.is_empty() {
+            self.place_collected();
         }
+    }
+
+    /// `place_pending` with a request collected.
+    #[inline(never)]
+    fn place_collected(&mut self) {
+        self.dirty = true;
         let (units, txns) = (&self.pending.units, &self.pending.txns);
         // A batch must fit an empty controller, except under `slots`, which issues it request by
         // request: there only the units bound it.
@@ -138,12 +174,14 @@ impl Piq {
                 // transactions for it at once.
                 self.waiting[u as usize] += 1;
                 self.wanted.insert(u);
+                self.watch.wanted(u);
             }
         }
         match slot {
             Some(i) => self.batches[i].add(units, txns, req),
             None => {
-                let mut b = Batch { occ: Bits::like(units), txns: Vec::new(), reqs: Vec::new(), born: self.pending.born, left: 0, starts: Vec::new(), next: 0 };
+                let mut b = self.pool.pop().unwrap_or_else(|| Batch { occ: Bits::like(units), txns: Vec::new(), reqs: Vec::new(), born: 0, left: 0, pend: Bits::like(units), starts: Vec::new(), next: 0 });
+                b.born = self.pending.born;
                 b.add(units, txns, req);
                 self.batches.push_back(b);
             }
@@ -166,7 +204,8 @@ impl Piq {
             b.left -= n;
             self.in_flight.insert(b.reqs[i]);
             if b.next == b.reqs.len() {
-                self.batches.pop_front();
+                let b = self.batches.pop_front().expect("head batch");
+                self.recycle(b);
             }
         }
     }
@@ -179,33 +218,49 @@ impl Piq {
     fn issue_sub_requests(&mut self, txns: &[Txn], device: &DeviceView) {
         let dpu = self.dies_per_unit;
         // Idle units that transactions wait for: once each has been given its transactions,
-        // nothing more can go this round, and the scan stops (the result is the same).
-        let mut targets = self.wanted.members().filter(|&u| device.unit_idle(u, dpu)).count();
-        let (claimed, mine) = (&mut self.claimed, &mut self.mine);
-        claimed.clear();
+        // nothing more can go this round, and the scan stops (the result is the same). The
+        // device does not change during a round (what is released goes to the chips after it).
+        if (!self.dirty && device.now == self.last_round) || !self.watch.any(&self.wanted) {
+            // Nothing changed since the last round at this instant (the units it gave
+            // transactions are busy now, and what it could not give it still cannot), or no
+            // unit that transactions wait for can be idle.
+            return;
+        }
+        (self.dirty, self.last_round) = (false, device.now);
+        let (avail, mine) = (&mut self.avail, &mut self.mine);
+        let mut targets = self.watch.idle_of(&self.wanted, device, avail);
         // Batches start in order: once one cannot (the queue depth), no later one starts this
-        // round; batches already started keep getting their units.
+        // round; batches already started keep getting their units, and once the last of those
+        // is passed nothing more can go.
         let mut blocked = false;
+        let mut started_seen = 0;
         for b in self.batches.iter_mut() {
-            if targets == 0 {
+            if targets == 0 || (blocked && started_seen == self.started) {
                 break;
             }
             let started = b.left < b.txns.len();
+            started_seen += started as usize;
             let old = device.now.saturating_sub(b.born) > self.max_age;
             if !started && (blocked || (!old && self.in_flight.len() + b.reqs.len() > self.queue_depth)) {
                 blocked = true;
                 continue;
             }
+            if !b.pend.intersects(avail) {
+                continue; // none of its units is free: nothing to look at
+            }
             // A unit given to an older batch this round is not given again; a batch hands all
-            // its transactions for a unit at once.
+            // its transactions for a unit at once (one request of a batch per unit).
             mine.clear();
             for t in b.txns.iter_mut().filter(|t| **t != NONE) {
                 let u = txns[*t as usize].die / dpu;
-                if (claimed.contains(u) && !mine.contains(u)) || !device.unit_idle(u, dpu) {
-                    continue;
-                }
                 if !mine.contains(u) {
+                    if !avail.contains(u) {
+                        continue;
+                    }
+                    avail.remove(u);
+                    self.watch.given(u);
                     mine.insert(u);
+                    b.pend.remove(u);
                     targets -= 1;
                     self.waiting[u as usize] -= 1;
                     if self.waiting[u as usize] == 0 {
@@ -216,13 +271,16 @@ impl Piq {
                 *t = NONE;
                 b.left -= 1;
             }
-            claimed.union_with(mine);
             if !started && b.left < b.txns.len() {
                 self.in_flight.extend(b.reqs.iter().copied());
+                self.started += 1;
+                started_seen += 1;
             }
         }
         while self.batches.front().is_some_and(|b| b.left == 0) {
-            self.batches.pop_front();
+            let b = self.batches.pop_front().expect("head batch");
+            self.started -= 1;
+            self.recycle(b);
         }
     }
 }
@@ -268,8 +326,9 @@ impl DeviceQueue for Piq {
                 return None; // the controller cannot take the whole batch yet, or its units are busy
             }
             let b = self.batches.pop_front().expect("head batch");
-            self.in_flight.extend(b.reqs);
-            self.releasing.extend(b.txns);
+            self.in_flight.extend(b.reqs.iter().copied());
+            self.releasing.extend(b.txns.iter().copied());
+            self.recycle(b);
         }
         let t = self.releasing.pop_front();
         if t.is_some() {
@@ -284,6 +343,16 @@ impl DeviceQueue for Piq {
 
     fn on_request_done(&mut self, req: ReqId) {
         self.in_flight.remove(&req);
+        self.dirty = true;
+    }
+
+    fn watches_dies(&self) -> bool {
+        self.dispatch == Dispatch::SubRequests
+    }
+
+    fn on_die_may_idle(&mut self, die: u32) {
+        self.watch.die_may_idle(die);
+        self.dirty = true;
     }
 }
 
@@ -308,6 +377,15 @@ mod tests {
         let in_chips = |_: u32| queued;
         let v = DeviceView { now: 0, die_busy: &idle, chip_queued: &in_chips };
         (0..n).map(|_| p.pop(&mut [], &v)).collect()
+    }
+
+    /// Pop under `sub_requests`, each unit reported as possibly idle first (as the simulator
+    /// reports a die that may have become idle): the view may have changed since the last pop.
+    fn told(p: &mut Piq, all: &mut [Txn], v: &DeviceView) -> Option<TxnId> {
+        for d in 0..4 {
+            p.on_die_may_idle(d);
+        }
+        p.pop(all, v)
     }
 
     #[test]
@@ -336,9 +414,9 @@ mod tests {
         let (busy1, busy, idle) = (|d: u32| d == 1, |_: u32| true, |_: u32| false);
         let round = |f: &dyn Fn(u32) -> bool, p: &mut Piq, all: &mut Vec<Txn>| {
             let v = DeviceView { now: 0, die_busy: f, chip_queued: &|_| 0 };
-            let mut out = vec![p.pop(all, &v)];
+            let mut out = vec![told(p, all, &v)];
             while !p.releasing.is_empty() {
-                out.push(p.pop(all, &v));
+                out.push(told(p, all, &v));
             }
             out
         };
@@ -369,7 +447,7 @@ mod tests {
         let busy0 = |d: u32| d == 0;
         let v = DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 };
         // Unit 0 busy: batch 1 fits but gets nothing; batch 2 starts on unit 1.
-        assert_eq!((p.pop(&mut all, &v), p.pop(&mut all, &v)), (Some(2), None));
+        assert_eq!((told(&mut p, &mut all, &v), told(&mut p, &mut all, &v)), (Some(2), None));
         assert_eq!(p.in_flight.len(), 1);
         // A write arriving now does not join the started batch 2: a new batch 3.
         all.push(txn(3, TxnKind::HostWrite, 2));
@@ -380,14 +458,14 @@ mod tests {
         // waits behind it (the unit is claimed this round); batch 3 would pass the depth.
         let idle = |_: u32| false;
         let vi = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
-        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &v)), (Some(0), None));
+        assert_eq!((told(&mut p, &mut all, &vi), told(&mut p, &mut all, &v)), (Some(0), None));
         assert_eq!(p.in_flight.len(), 2);
         // Request 1 completes and unit 0 is free: started batch 2 gets it, and batch 3 starts
         // (1 in flight + 1 fits the depth of 2).
         p.on_request_done(1);
         let busy = |_: u32| true;
         let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
-        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &vi), p.pop(&mut all, &vb)), (Some(1), Some(3), None));
+        assert_eq!((told(&mut p, &mut all, &vi), told(&mut p, &mut all, &vi), told(&mut p, &mut all, &vb)), (Some(1), Some(3), None));
     }
 
     #[test]
@@ -405,10 +483,10 @@ mod tests {
         let v01 = DeviceView { now: 0, die_busy: &busy01, chip_queued: &|_| 0 };
         let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
         let vi = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
-        assert_eq!((p.pop(&mut all, &v01), p.pop(&mut all, &vb)), (Some(3), None));
-        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &vb)), (Some(2), None));
+        assert_eq!((told(&mut p, &mut all, &v01), told(&mut p, &mut all, &vb)), (Some(3), None));
+        assert_eq!((told(&mut p, &mut all, &vi), told(&mut p, &mut all, &vb)), (Some(2), None));
         p.on_request_done(3);
-        assert_eq!((p.pop(&mut all, &vi), p.pop(&mut all, &vi), p.pop(&mut all, &vb)), (Some(0), Some(1), None));
+        assert_eq!((told(&mut p, &mut all, &vi), told(&mut p, &mut all, &vi), told(&mut p, &mut all, &vb)), (Some(0), Some(1), None));
         assert_eq!(p.batches.len(), 0);
     }
 

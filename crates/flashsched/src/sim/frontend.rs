@@ -356,6 +356,19 @@ impl Simulator {
         t
     }
 
+    /// `die` may have become idle with nothing queued, which a device queue that keeps track of
+    /// idle units hears (`DeviceQueue::on_die_may_idle`). Called wherever a die leaves an
+    /// operation or a start comes to nothing: an operation or command ends (`finish_op`,
+    /// `finish_command`), a suspension reaches its safe point, a write finds no page, a GC move
+    /// is dropped. Those are every way a die becomes idle, and the device queue is asked to
+    /// release after each (debug builds check: `hil::idle_watch`).
+    #[inline(always)]
+    pub(super) fn die_may_idle(&mut self, die: u32) {
+        if self.hil_watches {
+            self.hil.on_die_may_idle(die);
+        }
+    }
+
     /// With multi-plane commands, dies start only once every transaction released at this
     /// instant is queued, so that they can be packed together.
     #[inline(never)]

@@ -21,6 +21,7 @@ mod idle;
 mod link;
 mod placement;
 mod stall;
+mod suspension;
 pub mod txn;
 mod wear;
 
@@ -277,6 +278,9 @@ pub struct Simulator {
     /// The device queue marks writes for speed-aware placement (VIOS) and the drive's blocks
     /// differ in speed: `place_by_speed` has something to do.
     hil_places: bool,
+    /// The device queue keeps track of idle units and hears of dies that may have become idle
+    /// (`DeviceQueue::watches_dies`, `Simulator::die_may_idle`).
+    hil_watches: bool,
     /// What speed-aware placement caches between writes (`placement`).
     speed: placement::SpeedCache,
     /// Pages may move to another plane than their old copy's (dynamic allocation, wear-leveling
@@ -395,6 +399,7 @@ impl Simulator {
             update_reads: rustc_hash::FxHashSet::default(),
             rmw_waiting: rustc_hash::FxHashMap::default(),
             hil_places,
+            hil_watches: false,
             speed: placement::SpeedCache::default(),
             cross_plane: false,
             gc_recheck: Vec::new(),
@@ -414,6 +419,7 @@ impl Simulator {
             let lat = &sim.flash.latency;
             sim.ftl.set_speed_keys(|b| lat.detected_step(b).unwrap_or(0));
         }
+        sim.hil_watches = sim.hil.watches_dies();
         sim.direct_start = !sim.flash.adv.multi_die && !sim.arbiter.on && !sim.admission.on();
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         if sim.hil_places {

@@ -385,3 +385,32 @@ fn lazy_campaign() {
     }
     assert_eq!(bad, 0);
 }
+
+/// Under `sub_requests` dispatch PIQ and VIOS ask the device only about the units the simulator
+/// reported as possibly idle (`hil::idle_watch`): debug builds (the tests') check at every round
+/// that no wanted unit is idle without having been reported. Runs under heavy GC, with single,
+/// multi-plane and multi-die commands. (Writes that find no page and suspensions do not come up:
+/// a unit gets host work only once it is idle, GC's work done.)
+#[test]
+fn sub_request_dispatch_hears_of_every_die_that_becomes_idle() {
+    // Faster than GC on a full drive (as `overloaded_run`).
+    let gc = ["ftl.precondition.fill=1.0", "ftl.precondition.overwrites=0.5", "ftl.gc.threshold=0.02", "workload.synthetic.read_ratio=0.3", "workload.synthetic.interarrival=10us", "host.queue_depth=100000"];
+    let cases: &[&[&str]] = &[
+        &[],
+        &["device.advanced.multi_plane=\"same_page\""],
+        &["device.advanced.multi_die=true", "device.advanced.interleave=false", "device.suspend.program=false"],
+    ];
+    for q in [["hil.scheduler=\"piq\"", "hil.piq.dispatch=\"sub_requests\""], ["hil.scheduler=\"vios\"", "hil.vios.dispatch=\"sub_requests\""], ["hil.scheduler=\"piq\"", "hil.piq.granularity=\"die\""]] {
+        for extra in cases {
+            let mut sets: Vec<&str> = gc.to_vec();
+            sets.extend_from_slice(&q);
+            sets.extend_from_slice(extra);
+            if q[1].contains("granularity") {
+                sets.push("hil.piq.dispatch=\"sub_requests\"");
+            }
+            let o = run(&sets, false);
+            assert_eq!(o.completed, 4000, "{sets:?}");
+            assert!(o.counters.erases > 1000 && o.counters.gc_pages_moved > 0, "{sets:?}: {} erases", o.counters.erases);
+        }
+    }
+}

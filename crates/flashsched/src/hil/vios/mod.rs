@@ -37,6 +37,7 @@ use rustc_hash::FxHashSet;
 
 pub use super::bits::Bits;
 pub use super::hier::HierQueue;
+use super::idle_watch::IdleWatch;
 use super::{Collecting, DeviceQueue, DeviceView, Dispatch};
 use crate::engine::Time;
 use crate::nand::{Layout, NONE};
@@ -48,8 +49,11 @@ struct Waiting {
     req: ReqId,
     txns: Vec<TxnId>,
     chips: Vec<u32>,
-    /// `sub_requests` dispatch: the chips whose sub-requests have not been issued yet.
+    /// `sub_requests` dispatch: the chips whose sub-requests have not been issued yet (as
+    /// indices into `chips`), and where each chip's transactions (of `chips[i]`) start in
+    /// `txns`, which holds them chip by chip, each chip's in their order.
     left: Vec<u32>,
+    starts: Vec<u32>,
 }
 
 /// Slot of a waiting request in `Vios::waiting` (slots and their lists are reused).
@@ -61,20 +65,33 @@ pub struct Vios {
     queue_depth: usize,
     /// NR_i of the chip-state vector.
     nr: Vec<u32>,
-    /// The chips whose NR is above 0, kept by `sub_requests` dispatch only (it looks at these).
+    /// The chips whose NR is above 0, and which of them may be idle, kept by `sub_requests`
+    /// dispatch only (it looks at these).
     wanted: Bits,
+    watch: IdleWatch,
+    /// `sub_requests` dispatch: whether anything a round depends on changed since the last one
+    /// at this instant (a request placed or done, a die reported): if not, it would issue
+    /// nothing.
+    dirty: bool,
+    last_round: Time,
     reads: HierQueue<Slot>,
     writes: HierQueue<Slot>,
     waiting: Vec<Waiting>,
     free_slots: Vec<Slot>,
     /// Reused set of the channels of the request being placed.
     channels: Bits,
-    /// Reused set of the chips claimed by requests issued in one `idle_requests` round.
+    /// Reused set of the chips claimed by requests issued in one `idle_requests` round (under
+    /// `sub_requests`: of the idle chips not given a sub-request yet).
     claimed: Bits,
     /// Requests issued to the chips that have not completed.
     in_flight: FxHashSet<ReqId>,
-    /// The request whose transactions are being pushed (they arrive one after another).
+    /// The request whose transactions are being pushed (they arrive one after another), and
+    /// (`sub_requests` dispatch) the chip of each.
     pending: Collecting,
+    pending_chips: Vec<u32>,
+    /// Per chip, where the collected request's next transaction for it goes in its list
+    /// (`place_collected`).
+    by_chip: Vec<u32>,
     releasing: VecDeque<TxnId>,
     /// Transactions of requests in flight (`push_continuation`), released at the next pop.
     continuing: VecDeque<TxnId>,
@@ -94,6 +111,9 @@ impl Vios {
             queue_depth: qd,
             nr: vec![0; layout.chips() as usize],
             wanted: Bits::new(layout.chips() as usize),
+            watch: IdleWatch::new(layout.chips() as usize, layout.dies_per_chip),
+            dirty: false,
+            last_round: 0,
             reads: HierQueue::new(qd),
             writes: HierQueue::new(qd),
             waiting: Vec::new(),
@@ -102,6 +122,8 @@ impl Vios {
             claimed: Bits::new(layout.chips() as usize),
             in_flight: FxHashSet::default(),
             pending: Collecting::new(layout.chips() as usize),
+            pending_chips: Vec::new(),
+            by_chip: vec![0; layout.chips() as usize],
             releasing: VecDeque::new(),
             continuing: VecDeque::new(),
             held: 0,
@@ -149,6 +171,7 @@ impl Vios {
     /// `place_pending` with a request collected: the work, out of line.
     #[inline(never)]
     fn place_collected(&mut self) {
+        self.dirty = true;
         let slot = self.free_slots.pop().unwrap_or_else(|| {
             self.waiting.push(Waiting::default());
             (self.waiting.len() - 1) as Slot
@@ -158,13 +181,39 @@ impl Vios {
         w.chips.clear();
         w.chips.extend(self.pending.units.members());
         w.left.clear();
-        w.left.extend_from_slice(&w.chips);
+        w.left.extend(0..w.chips.len() as u32);
         w.txns.clear();
-        w.txns.append(&mut self.pending.txns);
+        if self.dispatch == Dispatch::SubRequests {
+            // Each chip's transactions together, in their order: a sub-request is a range.
+            // (A counting sort: `at[c]` is where chip c's next transaction goes.)
+            let at = &mut self.by_chip;
+            w.starts.clear();
+            for &c in &w.chips {
+                at[c as usize] = 0;
+            }
+            for &c in &self.pending_chips {
+                at[c as usize] += 1;
+            }
+            let mut n = 0;
+            for &c in &w.chips {
+                w.starts.push(n);
+                (at[c as usize], n) = (n, n + at[c as usize]);
+            }
+            w.txns.resize(n as usize, NONE);
+            for (&c, &t) in self.pending_chips.iter().zip(&self.pending.txns) {
+                w.txns[at[c as usize] as usize] = t;
+                at[c as usize] += 1;
+            }
+            self.pending_chips.clear();
+            self.pending.txns.clear();
+        } else {
+            w.txns.append(&mut self.pending.txns);
+        }
         self.channels.clear();
         for &c in &w.chips {
             self.nr[c as usize] += 1;
             self.wanted.insert(c);
+            self.watch.wanted(c);
             self.channels.insert(self.layout.channel_of_chip(c));
         }
         let q = if self.pending.read { &mut self.reads } else { &mut self.writes };
@@ -231,15 +280,19 @@ impl Vios {
     /// starts only while fewer than `queue_depth` are in flight (or its batch is older than
     /// `max_age`). Batches whose requests are all issued are dropped.
     ///
-    /// `targets` is the number of idle chips that requests wait for; once that many are claimed
-    /// nothing more can be issued this round, so the scan stops (the result is the same).
-    fn issue_sub_requests(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView, claimed: &mut Bits, targets: &mut u32) {
-        let dpc = self.layout.dies_per_chip;
+    /// `avail` holds the idle chips that requests wait for and no sub-request was given this
+    /// round, `targets` their number; once none is left nothing more can be issued this round,
+    /// so the scan stops (the result is the same).
+    fn issue_sub_requests(&mut self, read: bool, txns: &mut [Txn], device: &DeviceView, avail: &mut Bits, targets: &mut u32) {
         let q = if read { &mut self.reads } else { &mut self.writes };
         let mut batches = std::mem::take(&mut q.batches);
+        let mut any_done = false;
         for b in batches.iter_mut() {
             if *targets == 0 {
                 break;
+            }
+            if !b.chips.intersects(avail) {
+                continue; // none of its chips is free (its chips include the issued requests')
             }
             let old = device.now.saturating_sub(b.born) > self.max_age;
             for ci in 0..b.channel_batches.len() {
@@ -253,48 +306,48 @@ impl Vios {
                     if !started && !old && self.in_flight.len() >= self.queue_depth {
                         continue;
                     }
+                    let mut in_flight = started;
                     let mut k = 0;
                     while k < w.left.len() {
-                        let c = w.left[k];
-                        let free = !claimed.contains(c) && device.unit_idle(c, dpc);
-                        if !free {
+                        let i = w.left[k] as usize;
+                        let c = w.chips[i];
+                        if !avail.contains(c) {
                             k += 1;
                             continue;
                         }
-                        claimed.insert(c);
+                        avail.remove(c);
+                        self.watch.given(c);
                         *targets -= 1;
                         w.left.swap_remove(k);
                         let conflict = self.nr[c as usize] > 1;
-                        // Issued transactions leave the list: their ids are reused once they
-                        // complete, so a later round must not find them again.
-                        let (layout, releasing, unconflicted) = (&self.layout, &mut self.releasing, self.unconflicted);
-                        w.txns.retain(|&t| {
+                        let end = w.starts.get(i + 1).map_or(w.txns.len(), |&e| e as usize);
+                        for &t in &w.txns[w.starts[i] as usize..end] {
                             let x = &mut txns[t as usize];
-                            if layout.chip_of_die(x.die) != c {
-                                return true;
-                            }
                             if !read && x.kind == TxnKind::HostWrite {
-                                x.place = if conflict { Placement::Fastest } else { unconflicted };
+                                x.place = if conflict { Placement::Fastest } else { self.unconflicted };
                             }
-                            releasing.push_back(t);
-                            false
-                        });
+                            self.releasing.push_back(t);
+                        }
                         self.nr[c as usize] -= 1;
                         if self.nr[c as usize] == 0 {
                             self.wanted.remove(c);
                         }
-                        self.in_flight.insert(w.req);
+                        if !in_flight {
+                            self.in_flight.insert(w.req);
+                            in_flight = true;
+                        }
                     }
                     if w.left.is_empty() {
                         b.channel_batches[ci].reqs[ri] = NONE;
                         b.issued += 1;
+                        any_done |= b.issued == b.len;
                         self.free_slots.push(slot);
                     }
                 }
             }
         }
         let q = if read { &mut self.reads } else { &mut self.writes };
-        q.put_back(batches);
+        q.put_back(batches, any_done);
     }
 
     /// Whether the read queue's head goes before the write queue's: reads first, unless the
@@ -364,7 +417,7 @@ impl Vios {
             }
         }
         let q = if read { &mut self.reads } else { &mut self.writes };
-        q.put_back(batches);
+        q.put_back(batches, true);
     }
 }
 
@@ -378,7 +431,11 @@ impl DeviceQueue for Vios {
             self.place_pending();
             self.pending.begin(txn);
         }
-        self.pending.add(id, self.layout.chip_of_die(txn.die), txn);
+        let chip = self.layout.chip_of_die(txn.die);
+        self.pending.add(id, chip, txn);
+        if self.dispatch == Dispatch::SubRequests {
+            self.pending_chips.push(chip);
+        }
         self.held += 1;
     }
 
@@ -410,6 +467,16 @@ impl DeviceQueue for Vios {
 
     fn on_request_done(&mut self, req: ReqId) {
         self.in_flight.remove(&req);
+        self.dirty = true;
+    }
+
+    fn watches_dies(&self) -> bool {
+        self.dispatch == Dispatch::SubRequests
+    }
+
+    fn on_die_may_idle(&mut self, die: u32) {
+        self.watch.die_may_idle(die);
+        self.dirty = true;
     }
 }
 
@@ -433,8 +500,13 @@ impl Vios {
             let mut claimed = std::mem::replace(&mut self.claimed, Bits::new(0));
             claimed.clear();
             if self.dispatch == Dispatch::SubRequests {
-                let dpc = self.layout.dies_per_chip;
-                let mut targets = self.wanted.members().filter(|&c| device.unit_idle(c, dpc)).count() as u32;
+                // Nothing to do if nothing changed since the last round at this instant (the
+                // chips it gave sub-requests are busy now, and what it could not give it still
+                // cannot), or if no chip that requests wait for can be idle.
+                let same = (!self.dirty && device.now == self.last_round) || !self.watch.any(&self.wanted);
+                (self.dirty, self.last_round) = (false, device.now);
+                // `claimed` serves as the set of idle chips not given a sub-request yet.
+                let mut targets = if same { 0 } else { self.watch.idle_of(&self.wanted, device, &mut claimed) };
                 if targets > 0 {
                     self.issue_sub_requests(true, txns, device, &mut claimed, &mut targets);
                     self.issue_sub_requests(false, txns, device, &mut claimed, &mut targets);
@@ -468,277 +540,4 @@ impl Vios {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sim::txn::TxnKind;
-    use crate::hil::Dispatch;
-
-    fn tiny() -> Layout {
-        // 2 channels x 2 chips x 1 die
-        Layout::new(&crate::config::Settings::from_options(&crate::config::Options::from_preset("tiny").unwrap()).unwrap().geometry)
-    }
-
-    /// NR recounted from the requests in the queues.
-    fn recount(v: &Vios) -> Vec<u32> {
-        let mut nr = vec![0; v.nr.len()];
-        for q in [&v.reads, &v.writes] {
-            for b in &q.batches {
-                for cb in &b.channel_batches {
-                    for &slot in cb.reqs.iter().filter(|&&s| s != NONE) {
-                        for &c in &v.waiting[slot as usize].left {
-                            nr[c as usize] += 1;
-                        }
-                    }
-                }
-            }
-        }
-        nr
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
-        #[test]
-        fn the_chip_state_vector_equals_a_recount_of_the_queues(
-            dispatch in 0usize..5,
-            ops in proptest::collection::vec((0u8..4, 1u32..16, proptest::bool::ANY), 1..200),
-        ) {
-            // op 0-1: a request arrives (its chips from the bits of `mask`, read or write);
-            // op 2: pop one transaction with the chips in `mask` busy; op 3: a request in
-            // flight completes. Under every dispatch rule.
-            let layout = tiny();
-            let d = [Dispatch::QueueDepth, Dispatch::IdleUnits, Dispatch::IdleRequests, Dispatch::SubRequests, Dispatch::Slots][dispatch];
-            let mut v = Vios::new(layout, 1_000_000, 4).with_dispatch(d);
-            let mut next_req = 0u32;
-            let mut next_txn = 0u32;
-            let mut issued: Vec<ReqId> = Vec::new();
-            let mut all: Vec<Txn> = Vec::new();
-            for (op, mask, read) in ops {
-                match op {
-                    0 | 1 => {
-                        let kind = if read { TxnKind::HostRead } else { TxnKind::HostWrite };
-                        for chip in (0..4).filter(|c| mask >> c & 1 == 1) {
-                            let t = Txn::new(kind, next_req, 0, 0, 0, chip * layout.dies_per_chip, 4096, 0);
-                            v.push(next_txn, &t);
-                            all.push(t);
-                            next_txn += 1;
-                        }
-                        next_req += 1;
-                    }
-                    2 => {
-                        let before: FxHashSet<ReqId> = v.in_flight.clone();
-                        let busy = |die: u32| mask >> layout.chip_of_die(die) & 1 == 1;
-                        let view = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
-                        v.pop(&mut all, &view);
-                        issued.extend(v.in_flight.difference(&before).copied());
-                    }
-                    _ => {
-                        if let Some(r) = issued.pop() {
-                            v.on_request_done(r);
-                        }
-                    }
-                }
-                v.place_pending();
-                proptest::prop_assert_eq!(&v.nr, &recount(&v));
-            }
-        }
-    }
-
-    #[test]
-    fn reads_are_issued_before_writes_and_leave_the_vector() {
-        let layout = tiny();
-        let mut v = Vios::new(layout, 1_000_000, 32);
-        let idle = |_: u32| false;
-        let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
-        let mut all = vec![Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0); 3];
-        all[1] = Txn::new(TxnKind::HostWrite, 1, 0, 0, 0, 0, 4096, 0);
-        all[2] = Txn::new(TxnKind::HostRead, 2, 0, 0, 0, 0, 4096, 0);
-        v.push(1, &all[1]);
-        v.push(2, &all[2]);
-        v.place_pending();
-        assert_eq!(v.nr(0), 2);
-        assert_eq!(v.pop(&mut all, &view), Some(2), "the read's chip batch goes first");
-        assert_eq!(v.nr(0), 1);
-        assert_eq!(v.pop(&mut all, &view), Some(1));
-        assert_eq!(v.nr(0), 0);
-        assert_eq!(v.pop(&mut all, &view), None);
-        // No other request waited for chip 0 when the write was issued: a slower block.
-        assert_eq!(all[1].place, Placement::Slowest);
-    }
-
-    /// `max_age` protects writes from reads too: under the dispatch rules that issue whole chip
-    /// batches, a write batch older than `max_age` goes before a younger read batch, and one that
-    /// is not that old still waits for the reads.
-    #[test]
-    fn a_write_older_than_max_age_goes_before_younger_reads() {
-        let layout = tiny();
-        for d in [Dispatch::QueueDepth, Dispatch::IdleUnits] {
-            let mut v = Vios::new(layout, 1_000, 32).with_dispatch(d);
-            let idle = |_: u32| false;
-            let mut all = vec![Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0), Txn::new(TxnKind::HostRead, 1, 0, 0, 0, 0, 4096, 1_500)];
-            v.push(0, &all[0]);
-            v.push(1, &all[1]);
-            let young = DeviceView { now: 900, die_busy: &idle, chip_queued: &|_| 0 };
-            assert_eq!(v.pop(&mut all, &young), Some(1), "{d:?}: a write younger than max_age waits for the reads");
-            let mut v = Vios::new(layout, 1_000, 32).with_dispatch(d);
-            v.push(0, &all[0]);
-            v.push(1, &all[1]);
-            let aged = DeviceView { now: 2_000, die_busy: &idle, chip_queued: &|_| 0 };
-            assert_eq!(v.pop(&mut all, &aged), Some(0), "{d:?}: the write has waited past max_age");
-            assert_eq!(v.pop(&mut all, &aged), Some(1));
-        }
-    }
-
-    #[test]
-    fn a_write_to_a_chip_other_requests_wait_for_goes_to_a_faster_block() {
-        // Fig. 4: three write requests queued for one chip. The first two are issued while
-        // others still wait for the chip (NR > 1): fastest blocks; the last one finds NR = 1: a
-        // slower block.
-        let layout = tiny();
-        let mut v = Vios::new(layout, 1_000_000, 32);
-        let idle = |_: u32| false;
-        let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
-        let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
-        for (i, t) in all.clone().iter().enumerate() {
-            v.push(i as TxnId, t);
-        }
-        let order: Vec<TxnId> = std::iter::from_fn(|| v.pop(&mut all, &view)).collect();
-        assert_eq!(order, vec![0, 1, 2]);
-        assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Slowest]);
-        // The ablation leaves the last one where the allocator put it.
-        let mut v = Vios::new(layout, 1_000_000, 32).with_unconflicted(Placement::Static);
-        let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
-        for (i, t) in all.clone().iter().enumerate() {
-            v.push(i as TxnId, t);
-        }
-        while v.pop(&mut all, &view).is_some() {}
-        assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Static]);
-    }
-
-    #[test]
-    fn idle_requests_issues_each_request_when_its_own_chips_are_idle() {
-        // Requests on chips 0 and 1 share a chip batch; chip 0 is busy: only the request on
-        // chip 1 goes; the other follows once chip 0 is idle, and the batch is then done.
-        let layout = tiny();
-        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::IdleRequests);
-        let mut all: Vec<Txn> = (0..2).map(|r| Txn::new(TxnKind::HostRead, r, 0, 0, 0, r * layout.dies_per_chip, 4096, 0)).collect();
-        for (i, t) in all.clone().iter().enumerate() {
-            v.push(i as TxnId, t);
-        }
-        let busy0 = |d: u32| d < layout.dies_per_chip;
-        let view = DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 };
-        assert_eq!((v.pop(&mut all, &view), v.pop(&mut all, &view)), (Some(1), None));
-        assert_eq!(v.nr(0), 1);
-        let idle = |_: u32| false;
-        let view = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
-        assert_eq!((v.pop(&mut all, &view), v.pop(&mut all, &view)), (Some(0), None));
-        assert_eq!((v.nr(0), v.queues().0.batches.len()), (0, 0));
-    }
-
-    #[test]
-    fn sub_requests_go_to_each_chip_when_that_chip_is_idle() {
-        // One read on chips 0 and 1 (transactions 0, 1), then one on chip 1 (transaction 2).
-        // Chip 0 busy: the first read's sub-request for chip 1 goes alone, and chip 1 is then
-        // claimed, so the second read (a later chip batch: it shares chip 1) waits.
-        let layout = tiny();
-        let dpc = layout.dies_per_chip;
-        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::SubRequests);
-        let mut all = vec![
-            Txn::new(TxnKind::HostRead, 0, 0, 0, 0, 0, 4096, 0),
-            Txn::new(TxnKind::HostRead, 0, 0, 0, 0, dpc, 4096, 0),
-            Txn::new(TxnKind::HostRead, 1, 0, 0, 0, dpc, 4096, 0),
-        ];
-        for (i, t) in all.clone().iter().enumerate() {
-            v.push(i as TxnId, t);
-        }
-        // The views say what the chips are doing: a chip given a transaction is busy after.
-        let busy0 = |d: u32| d < dpc;
-        let busy1 = |d: u32| (dpc..2 * dpc).contains(&d);
-        let busy = |d: u32| d < 2 * dpc;
-        let idle = |_: u32| false;
-        let (v0, v1, vb, vi) = (
-            DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 },
-            DeviceView { now: 0, die_busy: &busy1, chip_queued: &|_| 0 },
-            DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 },
-            DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 },
-        );
-        assert_eq!((v.pop(&mut all, &v0), v.pop(&mut all, &vb)), (Some(1), None));
-        assert_eq!((v.nr(0), v.nr(1)), (1, 1), "chip 0's sub-request still waits; the second read waits for chip 1");
-        assert!(v.in_flight.contains(&0));
-        // Chip 1 runs transaction 1 and chip 0 is idle: chip 0's sub-request goes; the second
-        // read still waits for chip 1.
-        assert_eq!((v.pop(&mut all, &v1), v.pop(&mut all, &vb)), (Some(0), None));
-        assert_eq!((v.nr(0), v.nr(1), v.queues().0.batches.len()), (0, 1, 1));
-        assert_eq!((v.pop(&mut all, &vi), v.pop(&mut all, &vb)), (Some(2), None));
-        assert_eq!((v.nr(1), v.queues().0.batches.len()), (0, 0));
-    }
-
-    #[test]
-    fn sub_requests_follow_figure_4() {
-        // Three writes for one chip, issued one at a time as the chip frees: the first two while
-        // others still wait for the chip (fastest), the last alone (slowest).
-        let layout = tiny();
-        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::SubRequests);
-        let (idle, busy) = (|_: u32| false, |_: u32| true);
-        let vi = DeviceView { now: 0, die_busy: &idle, chip_queued: &|_| 0 };
-        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
-        let mut all: Vec<Txn> = (0..3).map(|r| Txn::new(TxnKind::HostWrite, r, 0, 0, 0, 0, 4096, 0)).collect();
-        for (i, t) in all.clone().iter().enumerate() {
-            v.push(i as TxnId, t);
-        }
-        let rounds: Vec<(Option<TxnId>, Option<TxnId>)> = (0..3).map(|_| (v.pop(&mut all, &vi), v.pop(&mut all, &vb))).collect();
-        assert_eq!(rounds, vec![(Some(0), None), (Some(1), None), (Some(2), None)]);
-        assert_eq!(all.iter().map(|t| t.place).collect::<Vec<_>>(), vec![Placement::Fastest, Placement::Fastest, Placement::Slowest]);
-    }
-
-    #[test]
-    fn a_write_that_begins_with_an_update_read_is_queued_and_placed_as_a_write() {
-        // A partial-page write under `ftl.partial_writes = "update_read"`: its first transaction
-        // reads the old page's other sectors. The request is a write: VIOS's write queue, and its
-        // write gets a block by Fig. 4 (here alone for its chip: an ordinary one).
-        let layout = tiny();
-        let mut v = Vios::new(layout, 1_000_000, 32).with_dispatch(Dispatch::Slots).with_unconflicted(Placement::Static);
-        let mut all = vec![Txn::new(TxnKind::HostRead, 0, 0, 0, 0, 0, 4096, 0), Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0)];
-        all[1].place = Placement::Slowest; // not what VIOS will set
-        v.push(0, &all[0]);
-        v.push(1, &all[1]);
-        v.place_pending();
-        assert_eq!((v.queues().0.batches.len(), v.queues().1.batches.len()), (0, 1));
-        let busy = |_: u32| true;
-        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
-        assert_eq!(std::iter::from_fn(|| v.pop(&mut all, &vb)).collect::<Vec<_>>(), vec![0, 1]);
-        assert_eq!(all[1].place, Placement::Static);
-    }
-
-    #[test]
-    fn slots_fill_each_free_slot_with_the_next_request_in_vioss_order() {
-        // Depth 2. Writes 0 (chip 0) and 1 (chip 0, a second chip batch), then reads 2 (chip 1)
-        // and 3 (chip 1, a second read chip batch). The reads take the two slots first, whatever
-        // the chips are doing; when one completes, the next read; then the writes in batch order.
-        let layout = tiny();
-        let dpc = layout.dies_per_chip;
-        let mut v = Vios::new(layout, 1_000_000, 2).with_dispatch(Dispatch::Slots);
-        let mut all = vec![
-            Txn::new(TxnKind::HostWrite, 0, 0, 0, 0, 0, 4096, 0),
-            Txn::new(TxnKind::HostWrite, 1, 0, 0, 0, 0, 4096, 0),
-            Txn::new(TxnKind::HostRead, 2, 0, 0, 0, dpc, 4096, 0),
-            Txn::new(TxnKind::HostRead, 3, 0, 0, 0, dpc, 4096, 0),
-        ];
-        for (i, t) in all.clone().iter().enumerate() {
-            v.push(i as TxnId, t);
-        }
-        let busy = |_: u32| true;
-        let vb = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
-        let pops = |v: &mut Vios, all: &mut Vec<Txn>| std::iter::from_fn(|| v.pop(all, &vb)).collect::<Vec<_>>();
-        assert_eq!(pops(&mut v, &mut all), vec![2, 3], "busy chips do not hold a request back; the depth does");
-        v.on_request_done(2);
-        assert_eq!(pops(&mut v, &mut all), vec![0]);
-        // Write 0 was issued while write 1 still waited for chip 0 (NR = 2): the fastest block.
-        assert_eq!(all[0].place, Placement::Fastest);
-        assert_eq!(v.nr(0), 1);
-        v.on_request_done(3);
-        v.on_request_done(0);
-        assert_eq!(pops(&mut v, &mut all), vec![1]);
-        assert_eq!(all[1].place, Placement::Slowest, "alone for its chip");
-        assert_eq!((v.len(), v.queues().0.batches.len(), v.queues().1.batches.len()), (0, 0, 0));
-    }
-}
+mod tests;

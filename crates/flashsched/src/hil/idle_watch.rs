@@ -1,0 +1,103 @@
+//! Which of the units a device queue waits for are idle, found without asking the device about
+//! every one of them at every pop (`sub_requests` dispatch, PIQ and VIOS). A unit (a chip, or a
+//! die) goes from busy to idle only when one of its dies ends an operation, reaches a suspension's
+//! safe point or drops a write that cannot get a page, and each of those is followed by the
+//! simulator asking the die to start again, which it reports (`DeviceQueue::on_die_may_idle`).
+//! So only the units reported since they were last seen busy, or that became wanted since, can
+//! be idle now: those are the ones asked.
+
+use super::bits::Bits;
+use super::DeviceView;
+
+pub(crate) struct IdleWatch {
+    dies_per_unit: u32,
+    /// Units that may be idle: reported, or wanted since they were last seen busy.
+    maybe: Bits,
+}
+
+impl IdleWatch {
+    pub fn new(units: usize, dies_per_unit: u32) -> Self {
+        IdleWatch { dies_per_unit, maybe: Bits::new(units) }
+    }
+
+    /// A die of the unit may have become idle.
+    #[inline]
+    pub fn die_may_idle(&mut self, die: u32) {
+        self.maybe.insert(die / self.dies_per_unit);
+    }
+
+    /// Transactions now wait for `unit`, which may be idle.
+    #[inline]
+    pub fn wanted(&mut self, unit: u32) {
+        self.maybe.insert(unit);
+    }
+
+    /// Transactions were given to `unit`: it is busy from now on, until a die of it is reported.
+    #[inline]
+    pub fn given(&mut self, unit: u32) {
+        self.maybe.remove(unit);
+    }
+
+    /// Whether any unit of `wanted` may be idle (if not, `idle_of` would find none).
+    #[inline]
+    pub fn any(&self, wanted: &Bits) -> bool {
+        self.maybe.intersects(wanted)
+    }
+
+    /// Fill `idle` with the units of `wanted` that are idle with nothing queued, and return how
+    /// many there are. Units found busy are forgotten until they are reported again.
+    pub fn idle_of(&mut self, wanted: &Bits, device: &DeviceView, idle: &mut Bits) -> u32 {
+        let dpu = self.dies_per_unit;
+        #[cfg(debug_assertions)]
+        for u in wanted.members() {
+            // The simulator must report every way a unit can become idle.
+            debug_assert!(!device.unit_idle(u, dpu) || self.maybe.contains(u), "unit {u} is idle and wanted, but no die of it was reported");
+        }
+        let mut n = 0;
+        let (maybe, idle) = (self.maybe.words_mut(), idle.words_mut());
+        for (w, (m, i)) in maybe.iter_mut().zip(idle.iter_mut()).enumerate() {
+            let asked = *m & wanted.words()[w];
+            let mut found = 0u64;
+            let mut rest = asked;
+            while rest != 0 {
+                let b = rest.trailing_zeros();
+                rest &= rest - 1;
+                if device.unit_idle(w as u32 * 64 + b, dpu) {
+                    found |= 1 << b;
+                    n += 1;
+                }
+            }
+            *m &= !(asked & !found);
+            *i = found;
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_seen_busy_are_asked_again_only_once_reported() {
+        let mut w = IdleWatch::new(4, 2);
+        let wanted = Bits::of(4, &[0, 1, 2, 3]);
+        let busy = |d: u32| d < 4; // units 0 and 1 busy, 2 and 3 idle
+        let v = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
+        let mut idle = Bits::new(4);
+        for u in 0..4 {
+            w.wanted(u);
+        }
+        assert_eq!(w.idle_of(&wanted, &v, &mut idle), 2);
+        assert_eq!(idle.members().collect::<Vec<_>>(), vec![2, 3]);
+        // Units 0 and 1 were seen busy: they are not asked again until a die of theirs is
+        // reported (die 3: unit 1).
+        assert_eq!(w.maybe.members().collect::<Vec<_>>(), vec![2, 3]);
+        w.die_may_idle(3);
+        assert_eq!(w.maybe.members().collect::<Vec<_>>(), vec![1, 2, 3]);
+        let all_idle = |_: u32| false;
+        let vi = DeviceView { now: 0, die_busy: &all_idle, chip_queued: &|_| 0 };
+        assert_eq!(w.idle_of(&Bits::of(4, &[1, 2]), &vi, &mut idle), 2);
+        assert_eq!(idle.members().collect::<Vec<_>>(), vec![1, 2]);
+    }
+}
