@@ -1,35 +1,33 @@
 //! Which of the units a device queue waits for are idle, found without asking the device about
 //! every one of them at every pop (`sub_requests` dispatch, PIQ and VIOS). A unit (a chip, or a
 //! die) goes from busy to idle only when one of its dies ends an operation, reaches a suspension's
-//! safe point or drops a write that cannot get a page, and each of those is followed by the
-//! simulator asking the die to start again, which it reports (`DeviceQueue::on_die_may_idle`).
-//! So only the units reported since they were last seen busy, or that became wanted since, can
-//! be idle now: those are the ones asked.
+//! safe point or drops a transaction it was starting (a write that finds no page, a stale GC
+//! move), and the simulator reports each (`DeviceQueue::on_die_may_idle`). So only the units
+//! reported since they were last seen busy (or given work) can be idle now: those are the ones
+//! asked. Debug builds check, at every round, that every idle unit is one of them.
 
 use super::bits::Bits;
 use super::DeviceView;
 
 pub(crate) struct IdleWatch {
+    units: u32,
     dies_per_unit: u32,
-    /// Units that may be idle: reported, or wanted since they were last seen busy.
+    /// Units that may be idle: all at first, then those reported since they were last seen busy
+    /// or given work.
     maybe: Bits,
 }
 
 impl IdleWatch {
     pub fn new(units: usize, dies_per_unit: u32) -> Self {
-        IdleWatch { dies_per_unit, maybe: Bits::new(units) }
+        // Every unit may be idle at first.
+        let all: Vec<u32> = (0..units as u32).collect();
+        IdleWatch { units: units as u32, dies_per_unit, maybe: Bits::of(units, &all) }
     }
 
     /// A die of the unit may have become idle.
     #[inline]
     pub fn die_may_idle(&mut self, die: u32) {
         self.maybe.insert(die / self.dies_per_unit);
-    }
-
-    /// Transactions now wait for `unit`, which may be idle.
-    #[inline]
-    pub fn wanted(&mut self, unit: u32) {
-        self.maybe.insert(unit);
     }
 
     /// Transactions were given to `unit`: it is busy from now on, until a die of it is reported.
@@ -48,10 +46,11 @@ impl IdleWatch {
     /// many there are. Units found busy are forgotten until they are reported again.
     pub fn idle_of(&mut self, wanted: &Bits, device: &DeviceView, idle: &mut Bits) -> u32 {
         let dpu = self.dies_per_unit;
+        // The simulator must report every way a unit can become idle: every idle unit, wanted or
+        // not, is one that may be (units leave `maybe` only when seen busy or given work).
         #[cfg(debug_assertions)]
-        for u in wanted.members() {
-            // The simulator must report every way a unit can become idle.
-            debug_assert!(!device.unit_idle(u, dpu) || self.maybe.contains(u), "unit {u} is idle and wanted, but no die of it was reported");
+        for u in 0..self.units {
+            debug_assert!(!device.unit_idle(u, dpu) || self.maybe.contains(u), "unit {u} is idle, but no die of it was reported");
         }
         let mut n = 0;
         let (maybe, idle) = (self.maybe.words_mut(), idle.words_mut());
@@ -85,19 +84,18 @@ mod tests {
         let busy = |d: u32| d < 4; // units 0 and 1 busy, 2 and 3 idle
         let v = DeviceView { now: 0, die_busy: &busy, chip_queued: &|_| 0 };
         let mut idle = Bits::new(4);
-        for u in 0..4 {
-            w.wanted(u);
-        }
         assert_eq!(w.idle_of(&wanted, &v, &mut idle), 2);
         assert_eq!(idle.members().collect::<Vec<_>>(), vec![2, 3]);
-        // Units 0 and 1 were seen busy: they are not asked again until a die of theirs is
-        // reported (die 3: unit 1).
+        // Units 0 and 1 were seen busy, unit 2 is given work: none is asked again until a die
+        // of it is reported (die 3: unit 1).
         assert_eq!(w.maybe.members().collect::<Vec<_>>(), vec![2, 3]);
+        w.given(2);
         w.die_may_idle(3);
+        w.die_may_idle(5);
         assert_eq!(w.maybe.members().collect::<Vec<_>>(), vec![1, 2, 3]);
-        let all_idle = |_: u32| false;
-        let vi = DeviceView { now: 0, die_busy: &all_idle, chip_queued: &|_| 0 };
-        assert_eq!(w.idle_of(&Bits::of(4, &[1, 2]), &vi, &mut idle), 2);
+        let busy0 = |d: u32| d < 2; // unit 0 still busy
+        let v0 = DeviceView { now: 0, die_busy: &busy0, chip_queued: &|_| 0 };
+        assert_eq!(w.idle_of(&Bits::of(4, &[0, 1, 2]), &v0, &mut idle), 2);
         assert_eq!(idle.members().collect::<Vec<_>>(), vec![1, 2]);
     }
 }

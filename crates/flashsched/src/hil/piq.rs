@@ -174,7 +174,6 @@ impl Piq {
                 // transactions for it at once.
                 self.waiting[u as usize] += 1;
                 self.wanted.insert(u);
-                self.watch.wanted(u);
             }
         }
         match slot {
@@ -305,6 +304,41 @@ impl DeviceQueue for Piq {
     }
 
     fn pop(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
+        // Most pops take the next transaction released, with nothing collected or continuing:
+        // answered here; the rest out of line (`pop_other`), whose registers would otherwise
+        // cost every pop a frame.
+        if self.pending.txns.is_empty() && self.continuing.is_empty() {
+            if let Some(t) = self.releasing.pop_front() {
+                self.held -= 1;
+                return Some(t);
+            }
+        }
+        self.pop_other(txns, device)
+    }
+
+    fn len(&self) -> usize {
+        self.held
+    }
+
+    fn on_request_done(&mut self, req: ReqId) {
+        self.in_flight.remove(&req);
+        self.dirty = true;
+    }
+
+    fn watches_dies(&self) -> bool {
+        self.dispatch == Dispatch::SubRequests
+    }
+
+    fn on_die_may_idle(&mut self, die: u32) {
+        self.watch.die_may_idle(die);
+        self.dirty = true;
+    }
+}
+
+impl Piq {
+    /// `pop` with a request collected, a continuation, or nothing released.
+    #[inline(never)]
+    fn pop_other(&mut self, txns: &mut [Txn], device: &DeviceView) -> Option<TxnId> {
         self.place_pending();
         if let Some(t) = self.continuing.pop_front() {
             self.held -= 1;
@@ -335,24 +369,6 @@ impl DeviceQueue for Piq {
             self.held -= 1;
         }
         t
-    }
-
-    fn len(&self) -> usize {
-        self.held
-    }
-
-    fn on_request_done(&mut self, req: ReqId) {
-        self.in_flight.remove(&req);
-        self.dirty = true;
-    }
-
-    fn watches_dies(&self) -> bool {
-        self.dispatch == Dispatch::SubRequests
-    }
-
-    fn on_die_may_idle(&mut self, die: u32) {
-        self.watch.die_may_idle(die);
-        self.dirty = true;
     }
 }
 

@@ -153,6 +153,7 @@ impl Simulator {
                 if !self.ftl.still_current(txn.lpn, txn.ppn) {
                     self.move_dropped(&txn);
                     self.txns.remove(t);
+                    self.die_may_idle(die);
                     return;
                 }
                 let ppn = if txn.is_reprogram() {
@@ -162,6 +163,7 @@ impl Simulator {
                         None => {
                             self.counters.reprograms_dropped += 1;
                             self.txns.remove(t);
+                            self.die_may_idle(die);
                             return;
                         }
                     }

@@ -213,7 +213,6 @@ impl Vios {
         for &c in &w.chips {
             self.nr[c as usize] += 1;
             self.wanted.insert(c);
-            self.watch.wanted(c);
             self.channels.insert(self.layout.channel_of_chip(c));
         }
         let q = if self.pending.read { &mut self.reads } else { &mut self.writes };
