@@ -8,38 +8,56 @@
 
 use super::bits::Bits;
 use super::DeviceView;
+use crate::engine::Time;
 
 pub(crate) struct IdleWatch {
+    /// (Read by debug builds' check.)
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     units: u32,
     dies_per_unit: u32,
     /// Units that may be idle: all at first, then those reported since they were last seen busy
     /// or given work.
     maybe: Bits,
+    /// Whether anything a round depends on changed since the last one (a die reported, a
+    /// request placed or done), and that round's instant.
+    dirty: bool,
+    last_round: Time,
 }
 
 impl IdleWatch {
     pub fn new(units: usize, dies_per_unit: u32) -> Self {
         // Every unit may be idle at first.
         let all: Vec<u32> = (0..units as u32).collect();
-        IdleWatch { units: units as u32, dies_per_unit, maybe: Bits::of(units, &all) }
+        IdleWatch { units: units as u32, dies_per_unit, maybe: Bits::of(units, &all), dirty: false, last_round: 0 }
     }
 
     /// A die of the unit may have become idle.
     #[inline]
     pub fn die_may_idle(&mut self, die: u32) {
         self.maybe.insert(die / self.dies_per_unit);
+        self.dirty = true;
+    }
+
+    /// What the device queue holds or has in flight changed (a request placed or done).
+    #[inline]
+    pub fn changed(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Whether a round at `now` could give anything: not if nothing changed since the last round
+    /// at this instant (the units it gave work are busy now, and what it could not give it still
+    /// cannot), nor if no unit of `wanted` may be idle. Counts as the round.
+    #[inline]
+    pub fn round_due(&mut self, now: Time, wanted: &Bits) -> bool {
+        let due = (self.dirty || now != self.last_round) && self.maybe.intersects(wanted);
+        (self.dirty, self.last_round) = (false, now);
+        due
     }
 
     /// Transactions were given to `unit`: it is busy from now on, until a die of it is reported.
     #[inline]
     pub fn given(&mut self, unit: u32) {
         self.maybe.remove(unit);
-    }
-
-    /// Whether any unit of `wanted` may be idle (if not, `idle_of` would find none).
-    #[inline]
-    pub fn any(&self, wanted: &Bits) -> bool {
-        self.maybe.intersects(wanted)
     }
 
     /// Fill `idle` with the units of `wanted` that are idle with nothing queued, and return how

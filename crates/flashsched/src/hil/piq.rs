@@ -83,12 +83,8 @@ pub struct Piq {
     waiting: Vec<u32>,
     wanted: Bits,
     watch: IdleWatch,
-    /// `sub_requests` dispatch: batches that have started (some transaction issued), and
-    /// whether anything a round depends on changed since the last one at this instant (a batch
-    /// placed, a request done, a die reported): if not, it would issue nothing.
+    /// `sub_requests` dispatch: batches that have started (some transaction issued).
     started: usize,
-    dirty: bool,
-    last_round: Time,
     /// Batches all issued, kept for reuse (their lists keep their memory).
     pool: Vec<Batch>,
     releasing: VecDeque<TxnId>,
@@ -115,8 +111,6 @@ impl Piq {
             wanted: Bits::new(units),
             watch: IdleWatch::new(units, dies_per_unit),
             started: 0,
-            dirty: false,
-            last_round: 0,
             pool: Vec::new(),
             releasing: VecDeque::new(),
             continuing: VecDeque::new(),
@@ -153,7 +147,7 @@ impl Piq {
     /// `place_pending` with a request collected.
     #[inline(never)]
     fn place_collected(&mut self) {
-        self.dirty = true;
+        self.watch.changed();
         let (units, txns) = (&self.pending.units, &self.pending.txns);
         // A batch must fit an empty controller, except under `slots`, which issues it request by
         // request: there only the units bound it.
@@ -219,13 +213,9 @@ impl Piq {
         // Idle units that transactions wait for: once each has been given its transactions,
         // nothing more can go this round, and the scan stops (the result is the same). The
         // device does not change during a round (what is released goes to the chips after it).
-        if (!self.dirty && device.now == self.last_round) || !self.watch.any(&self.wanted) {
-            // Nothing changed since the last round at this instant (the units it gave
-            // transactions are busy now, and what it could not give it still cannot), or no
-            // unit that transactions wait for can be idle.
+        if !self.watch.round_due(device.now, &self.wanted) {
             return;
         }
-        (self.dirty, self.last_round) = (false, device.now);
         let (avail, mine) = (&mut self.avail, &mut self.mine);
         let mut targets = self.watch.idle_of(&self.wanted, device, avail);
         // Batches start in order: once one cannot (the queue depth), no later one starts this
@@ -322,7 +312,7 @@ impl DeviceQueue for Piq {
 
     fn on_request_done(&mut self, req: ReqId) {
         self.in_flight.remove(&req);
-        self.dirty = true;
+        self.watch.changed();
     }
 
     fn watches_dies(&self) -> bool {
@@ -331,7 +321,6 @@ impl DeviceQueue for Piq {
 
     fn on_die_may_idle(&mut self, die: u32) {
         self.watch.die_may_idle(die);
-        self.dirty = true;
     }
 }
 

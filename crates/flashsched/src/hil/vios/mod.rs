@@ -69,11 +69,6 @@ pub struct Vios {
     /// dispatch only (it looks at these).
     wanted: Bits,
     watch: IdleWatch,
-    /// `sub_requests` dispatch: whether anything a round depends on changed since the last one
-    /// at this instant (a request placed or done, a die reported): if not, it would issue
-    /// nothing.
-    dirty: bool,
-    last_round: Time,
     reads: HierQueue<Slot>,
     writes: HierQueue<Slot>,
     waiting: Vec<Waiting>,
@@ -112,8 +107,6 @@ impl Vios {
             nr: vec![0; layout.chips() as usize],
             wanted: Bits::new(layout.chips() as usize),
             watch: IdleWatch::new(layout.chips() as usize, layout.dies_per_chip),
-            dirty: false,
-            last_round: 0,
             reads: HierQueue::new(qd),
             writes: HierQueue::new(qd),
             waiting: Vec::new(),
@@ -171,7 +164,7 @@ impl Vios {
     /// `place_pending` with a request collected: the work, out of line.
     #[inline(never)]
     fn place_collected(&mut self) {
-        self.dirty = true;
+        self.watch.changed();
         let slot = self.free_slots.pop().unwrap_or_else(|| {
             self.waiting.push(Waiting::default());
             (self.waiting.len() - 1) as Slot
@@ -466,7 +459,7 @@ impl DeviceQueue for Vios {
 
     fn on_request_done(&mut self, req: ReqId) {
         self.in_flight.remove(&req);
-        self.dirty = true;
+        self.watch.changed();
     }
 
     fn watches_dies(&self) -> bool {
@@ -475,7 +468,6 @@ impl DeviceQueue for Vios {
 
     fn on_die_may_idle(&mut self, die: u32) {
         self.watch.die_may_idle(die);
-        self.dirty = true;
     }
 }
 
@@ -499,13 +491,9 @@ impl Vios {
             let mut claimed = std::mem::replace(&mut self.claimed, Bits::new(0));
             claimed.clear();
             if self.dispatch == Dispatch::SubRequests {
-                // Nothing to do if nothing changed since the last round at this instant (the
-                // chips it gave sub-requests are busy now, and what it could not give it still
-                // cannot), or if no chip that requests wait for can be idle.
-                let same = (!self.dirty && device.now == self.last_round) || !self.watch.any(&self.wanted);
-                (self.dirty, self.last_round) = (false, device.now);
                 // `claimed` serves as the set of idle chips not given a sub-request yet.
-                let mut targets = if same { 0 } else { self.watch.idle_of(&self.wanted, device, &mut claimed) };
+                let due = self.watch.round_due(device.now, &self.wanted);
+                let mut targets = if due { self.watch.idle_of(&self.wanted, device, &mut claimed) } else { 0 };
                 if targets > 0 {
                     self.issue_sub_requests(true, txns, device, &mut claimed, &mut targets);
                     self.issue_sub_requests(false, txns, device, &mut claimed, &mut targets);
