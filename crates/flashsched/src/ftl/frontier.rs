@@ -146,8 +146,7 @@ impl Ftl {
             OpenRule::MostWorn => free.iter().enumerate().max_by_key(|&(i, &b)| (count(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i)),
             OpenRule::Fastest => {
                 debug_assert!(fresh.is_none(), "set_speed_keys lists every free block");
-                let key = |b: u32| self.speed_keys[b as usize];
-                free.iter().enumerate().max_by_key(|&(i, &b)| (key(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i))
+                self.fastest_listed(plane)
             }
         };
         match (listed, fresh) {
@@ -244,6 +243,7 @@ impl Ftl {
         let ps = &mut self.planes[plane as usize];
         if ps.next_fresh < bpp {
             self.free_lists[plane as usize].extend(first + ps.next_fresh..first + bpp);
+            self.fastest[plane as usize].set(None);
             ps.next_fresh = bpp;
         }
         &self.free_lists[plane as usize]
@@ -254,6 +254,7 @@ impl Ftl {
     /// as free (`free_list`), so the rule sees all of them.
     pub fn set_speed_keys(&mut self, key: impl Fn(u32) -> u16) {
         self.speed_keys = (0..self.layout.blocks()).map(&key).collect();
+        self.fastest.iter().for_each(|c| c.set(None));
         for p in 0..self.layout.planes() {
             self.free_list(p);
         }
@@ -263,14 +264,36 @@ impl Ftl {
     pub fn speed_key_changed(&mut self, block: u32, key: u16) {
         if let Some(k) = self.speed_keys.get_mut(block as usize) {
             *k = key;
+            self.fastest[self.layout.plane_of_block(block) as usize].set(None);
         }
     }
 
     /// The free block `OpenRule::Fastest` would open in `plane` and its key (`None`: no free
     /// block, or no keys).
     pub fn fastest_free(&self, plane: u32) -> Option<(u32, u16)> {
-        let key = |b: u32| self.speed_keys.get(b as usize).copied();
-        self.free_lists[plane as usize].iter().enumerate().filter_map(|(i, &b)| Some((key(b)?, std::cmp::Reverse(i), b))).max().map(|(k, _, b)| (b, k))
+        if self.speed_keys.is_empty() {
+            return None;
+        }
+        self.fastest_listed(plane).map(|(b, _)| (b, self.speed_keys[b as usize]))
+    }
+
+    /// The listed free block of `plane` with the largest speed key (the first of them), and its
+    /// index in the free list; found once per change of the list or of a key (a scan of the
+    /// whole list: it was most of VIOS's placement cost when asked at every peek).
+    fn fastest_listed(&self, plane: u32) -> Option<(u32, usize)> {
+        let cache = &self.fastest[plane as usize];
+        if let Some(f) = cache.get() {
+            debug_assert_eq!(Some(f), self.fastest_scan(plane), "plane {plane}: the fastest free block changed unseen");
+            return Some(f);
+        }
+        let f = self.fastest_scan(plane);
+        cache.set(f);
+        f
+    }
+
+    fn fastest_scan(&self, plane: u32) -> Option<(u32, usize)> {
+        let key = |b: u32| self.speed_keys[b as usize];
+        self.free_lists[plane as usize].iter().enumerate().max_by_key(|&(i, &b)| (key(b), std::cmp::Reverse(i))).map(|(i, &b)| (b, i))
     }
 
     /// Make free block `block` of `plane` the next one it opens.
@@ -279,6 +302,7 @@ impl Ftl {
         let i = free.iter().position(|&b| b == block).expect("open_next: the block is free in the plane");
         free.remove(i);
         free.push_front(block);
+        self.fastest[plane as usize].set(None);
         self.frontier_moved(plane);
     }
 
@@ -308,6 +332,7 @@ impl Ftl {
         }
         ps.free_blocks -= 1;
         ps.free_gen += 1;
+        self.fastest[plane as usize].set(None);
         if self.blocks[b].p2l_slot == NO_SLOT {
             self.blocks[b].p2l_slot = self.p2l.take();
         }

@@ -139,6 +139,9 @@ pub struct Ftl {
     chip_frontier_gen: Vec<u32>,
     /// Per block, what `OpenRule::Fastest` ranks free blocks by (empty unless a stream uses it).
     speed_keys: Vec<u16>,
+    /// Per plane, the free block `OpenRule::Fastest` picks and its index in the free list, once
+    /// found (`None`: to be found again; forgotten at every change of the list or of a key).
+    fastest: Vec<std::cell::Cell<Option<(u32, usize)>>>,
     /// Each collected plane's full block with the fewest valid pages (`fewest`): kept in step
     /// with every change of a block's state (`set_state`) and of a full block's valid pages.
     fewest: FewestValid,
@@ -172,6 +175,7 @@ impl Ftl {
             open_rules: [OpenRule::Oldest; STREAMS],
             chip_frontier_gen: vec![0; layout.chips() as usize],
             speed_keys: Vec::new(),
+            fastest: vec![std::cell::Cell::new(None); layout.planes() as usize],
             fewest: FewestValid::new(layout.planes(), layout.blocks_per_plane),
             counters: FtlCounters::default(),
         }
@@ -438,6 +442,7 @@ impl Ftl {
             ps.gc_victim = NONE;
         }
         self.free_lists[plane as usize].push_back(block);
+        self.fastest[plane as usize].set(None);
         ps.free_blocks += 1;
         ps.free_gen += 1;
         self.frontier_moved(plane);
