@@ -38,17 +38,9 @@ impl Bits {
     pub fn contains(&self, i: u32) -> bool {
         self.0[i as usize / 64] >> (i % 64) & 1 == 1
     }
-    pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut rest = bits;
-            std::iter::from_fn(move || {
-                (rest != 0).then(|| {
-                    let i = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    w as u32 * 64 + i
-                })
-            })
-        })
+    /// The members in increasing order.
+    pub fn members(&self) -> Members<'_> {
+        Members { words: &self.0, w: 0, rest: self.0.first().copied().unwrap_or(0) }
     }
     /// An empty set of the same size as `o`.
     pub fn like(o: &Bits) -> Self {
@@ -66,5 +58,45 @@ impl Bits {
     }
     pub fn clear(&mut self) {
         self.0.iter_mut().for_each(|w| *w = 0);
+    }
+}
+
+/// The members of a [`Bits`], in increasing order (a word at a time).
+pub struct Members<'a> {
+    words: &'a [u64],
+    /// The word being read, and its members not yet given.
+    w: usize,
+    rest: u64,
+}
+
+impl Iterator for Members<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        while self.rest == 0 {
+            self.w += 1;
+            self.rest = *self.words.get(self.w)?;
+        }
+        let i = self.rest.trailing_zeros();
+        self.rest &= self.rest - 1;
+        Some(self.w as u32 * 64 + i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_come_in_increasing_order_across_words() {
+        for n in [0usize, 1, 63, 64, 65, 200] {
+            let want: Vec<u32> = (0..n as u32).filter(|i| i % 3 == 0 || i % 64 == 63).collect();
+            assert_eq!(Bits::of(n, &want).members().collect::<Vec<_>>(), want, "{n} units");
+        }
+        let mut b = Bits::of(130, &[129]);
+        assert_eq!(b.members().collect::<Vec<_>>(), vec![129]);
+        b.clear();
+        assert_eq!(b.members().next(), None);
     }
 }
