@@ -155,9 +155,10 @@ pub trait DeviceQueue: Send {
     fn watches_dies(&self) -> bool {
         false
     }
-    /// Die `die` may have become idle with nothing queued: the simulator is about to ask it to
-    /// start (after an operation ends, at a suspension's safe point, after a write stalls). A
-    /// policy that keeps track of idle units (`watches_dies`) needs no other news of them.
+    /// Die `die` may have become idle with nothing queued: an operation ended, a suspension
+    /// reached its safe point, or a transaction was dropped as it started (a write with no page,
+    /// a stale GC move). A policy that keeps track of idle units (`watches_dies`) needs no other
+    /// news of them.
     fn on_die_may_idle(&mut self, _die: u32) {}
     /// Every transaction of host request `req` has completed (policies that count the requests
     /// they let into the flash controller use it).

@@ -360,8 +360,9 @@ impl Simulator {
     /// idle units hears (`DeviceQueue::on_die_may_idle`). Called wherever a die leaves an
     /// operation or a start comes to nothing: an operation or command ends (`finish_op`,
     /// `finish_command`), a suspension reaches its safe point, a write finds no page, a GC move
-    /// or an idle-time re-program is dropped (every early return of `start_txn`). Those are every way a die becomes idle, and the device queue is asked to
-    /// release after each (debug builds check: `hil::idle_watch`).
+    /// or an idle-time re-program is dropped (every early return of `start_txn`). Those are every
+    /// way a die becomes idle, and the device queue is asked to release after each (debug builds
+    /// check: `hil::idle_watch`).
     #[inline(always)]
     pub(super) fn die_may_idle(&mut self, die: u32) {
         if self.hil_watches {
