@@ -7,6 +7,8 @@
   to a baseline policy's total (RR/WR Fig. 3);
 - :func:`ratio_lines`: a policy's metric as a percentage of another's against a swept parameter
   (wear stage, chips, program latency), one line per trace, the mean bold, the paper's points beside;
+- :func:`curves`: a metric against a swept parameter, one line per value of another, a panel per
+  workload (PASS Fig. 2: throughput against queue depth per working-set size);
 - :func:`share_bars`: the shares of requests a policy made faster, left unchanged and made slower
   than a baseline, request by request, per trace (Slacker Figs. 8-10 (c));
 - :func:`erase_distribution`: per-block erase-count distribution per policy;
@@ -214,6 +216,31 @@ def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline"
     ax.set_ylabel(ylabel if len(ylabel) < 40 else ylabel.split(": ", 1)[-1])
     ax.legend(fontsize="x-small", ncols=3)
     ax.set_title(title or ylabel)
+    return fig
+
+
+def curves(table: "pd.DataFrame", x: str, metric: str, line: str, unit: float = 1.0, title: str | None = None) -> "Figure":
+    """``metric`` against ``x`` (log 2 axis), one line per value of ``line`` (shown divided by
+    ``unit``), one panel per workload: the mean over seeds with its 95% interval (PASS Fig. 2)."""
+    from .intervals import mean_ci
+
+    ok = _ok(table)
+    wls = list(dict.fromkeys(ok["workload"]))
+    fig, axes = plt.subplots(1, len(wls), figsize=(4.2 * len(wls), 3.2), squeeze=False)
+    for ax, wl in zip(axes[0], wls):
+        runs = ok[ok["workload"] == wl]
+        for i, (v, g) in enumerate(runs.groupby(line, sort=True)):
+            stats = [(xv, *mean_ci(gg[metric])[:2]) for xv, gg in g.groupby(x, sort=True)]
+            xs, ms, cis = zip(*stats)
+            ax.errorbar(xs, ms, yerr=[0 if c != c else c for c in cis], marker=".", capsize=2, linewidth=1.1,
+                        color=OKABE_ITO[i % 8], label=f"{v / unit:g}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(x)
+        ax.set_ylabel(metric)
+        ax.set_title(str(wl), fontsize="small")
+        ax.legend(fontsize="x-small", title=line, title_fontsize="x-small")
+    if title:
+        fig.suptitle(title, fontsize="small")
     return fig
 
 

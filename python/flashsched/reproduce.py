@@ -15,7 +15,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from . import _core, plot, report
+from . import _core, calibrate, plot, report
+from .intervals import mean_ci
 from .sweeps import Spec, sweep
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame",
         return _gain_over_best(cmp, ok, _workload_kinds(exp["sweep"]))
     if cmp.get("kind") == "target_over_each":
         return _target_over_each(cmp, ok, _workload_kinds(exp["sweep"]))
+    if cmp.get("kind") == "knee":
+        return _knee(cmp, ok, _workload_kinds(exp["sweep"]))
     for k, v in cmp.get("where", {}).items():
         ok = ok[ok[k] == v]
     kinds = _workload_kinds(exp["sweep"])
@@ -115,33 +118,6 @@ def _comparison(exp: dict[str, Any], cmp: dict[str, Any], table: "pd.DataFrame",
                      "note": _plain_note(runs, cmp["metric"], col, wl),
                      "paper_source": cmp.get("paper_source", "")})
     return pd.DataFrame(rows)
-
-
-# Two-sided 95% quantiles of Student's t by degrees of freedom (beyond 30: the normal's 1.96).
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093,
-         20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048,
-         29: 2.045, 30: 2.042}
-
-
-def mean_ci(values: Any) -> tuple[float, float, int]:
-    """Mean, half-width of the 95% confidence interval (Student's t, sample standard deviation) and
-    the number of values; the half-width is NaN for fewer than two values."""
-    import math
-
-    import pandas as pd
-
-    # Drop NaN and None (a value a run did not measure, as the projected first failure of a run
-    # that erased no block).
-    xs = [float(v) for v in values if not pd.isna(v)]
-    n = len(xs)
-    if n == 0:
-        return float("nan"), float("nan"), 0
-    mean = sum(xs) / n
-    if n < 2:
-        return mean, float("nan"), n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-    return mean, _T975.get(n - 1, 1.96) * sd / math.sqrt(n), n
 
 
 def _by_seed(cmp: dict[str, Any], ok: "pd.DataFrame") -> "Iterator[tuple[str, pd.DataFrame]]":
@@ -276,6 +252,43 @@ def _target_over_each(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, 
                                         {"workload": [wl]}))
             rows.append(_row(cmp, kinds, wl, f"{cmp['metric']}: {target} as % of {other}",
                              cmp.get("paper", {}).get(str(other)), pct, note))
+    return pd.DataFrame(rows)
+
+
+def _knee(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
+    """PASS's parameter rules (`calibrate`) per workload and seed: each ``group`` value's curve of
+    ``metric`` against ``x`` gives its peak depth, knee depth (``fraction`` of its highest) and rise;
+    the smallest group rising by ``flat`` is the region, its knee depth the batch threshold. Group
+    values are shown divided by ``unit`` (default 1); paper values are keyed ``peak``, ``knee``,
+    ``rise`` (then by shown group value), ``region`` and ``threshold``."""
+    import pandas as pd
+
+    x, group, unit = cmp["x"], cmp["group"], cmp.get("unit", 1)
+    paper = cmp.get("paper", {})
+    rows = []
+    for wl, runs in ok.groupby("workload", sort=False):
+        t = runs.groupby(["seed", group, x])[cmp["metric"]].mean()
+        per = {name: {} for name in ("peak", "knee", "rise")}  # name: (seed, group): value
+        for (seed, g), c in t.groupby(level=[0, 1]):
+            curve = {k[2]: float(v) for k, v in c.items()}
+            per["peak"][seed, g] = calibrate.peak_depth(curve)
+            per["knee"][seed, g] = calibrate.knee_depth(curve, cmp["fraction"])
+            per["rise"][seed, g] = calibrate.rise(curve)
+        for name, label in (("peak", f"peak {x}"), ("knee", f"{x} reaching {cmp['fraction']:.0%} of the peak"),
+                            ("rise", "rise (highest over shallowest)")):
+            for g in sorted({g for _, g in per[name]}):
+                shown = f"{g / unit:g}"
+                values = pd.Series([v for (_, gg), v in per[name].items() if gg == g])
+                rows.append(_row(cmp, {f"{wl} {shown}": kinds.get(str(wl), "?")}, f"{wl} {shown}", label,
+                                 paper.get(name, {}).get(shown), values))
+        seeds = sorted({s for s, _ in per["rise"]})
+        regions = [calibrate.region_size({g: r for (s, g), r in per["rise"].items() if s == seed}, cmp["flat"]) for seed in seeds]
+        knees = [per["knee"].get((seed, r)) if r is not None else None for seed, r in zip(seeds, regions)]
+        chosen = pd.Series([None if r is None else r / unit for r in regions], dtype=float)
+        why = "" if chosen.notna().all() else f"no curve rises by {cmp['flat']}x in some seeds"
+        rows.append(_row(cmp, kinds, str(wl), f"region: smallest {group} rising {cmp['flat']}x", paper.get("region"), chosen, why or None))
+        rows.append(_row(cmp, kinds, str(wl), "batch threshold: the region's knee", paper.get("threshold"),
+                         pd.Series(knees, dtype=float), why or None))
     return pd.DataFrame(rows)
 
 
@@ -593,6 +606,8 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
             if not spec.get("keep_latencies"):
                 raise ValueError(f"experiment {name}: a paired comparison needs keep_latencies = true in [sweep]")
             continue
+        if cmp.get("kind") == "knee":
+            _check_swept(name, "knee comparison", [cmp["x"], cmp["group"]], spec)
         if cmp.get("kind") != "ratio":
             continue
         by = cmp["by"]
@@ -603,7 +618,7 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
                 raise ValueError(f"experiment {name}: compare {k} {missing} are not values of {by!r} (known: {known})")
         _check_where(name, f"compare {cmp['metric']}", cmp, spec)
         where = _where_key(cmp)
-        labels |= {(f"{cmp['metric']}: {t} as % of {a}", where) for t in cmp["targets"] for a in cmp["against"] if t != a}
+        labels |= {(f"{cmp['metric']}: {t} as % of {a}", where, cmp.get("across")) for t in cmp["targets"] for a in cmp["against"] if t != a}
     for fig in _as_list(exp.get("figure")):
         need = FIGURE_KEYS.get(fig.get("kind"))
         if need is None:
@@ -615,11 +630,19 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
         if "labels" in fig and len(fig["labels"]) != len(fig.get("parts", [])):
             raise ValueError(f"experiment {name}: a split_bars figure's labels {fig['labels']} do not name its "
                              f"parts {fig.get('parts')} one for one")
-        if fig.get("kind") == "ratio_lines" and (fig["label"], _where_key(fig)) not in labels:
-            made = sorted(f"{lab}" + (f" where {dict(w)}" if w else "") for lab, w in labels)
+        if fig.get("kind") == "curves":
+            _check_swept(name, "curves figure", [fig["x"], fig["line"]], spec)
+        if fig.get("kind") == "ratio_lines" and (fig["label"], _where_key(fig), fig["across"]) not in labels:
+            made = sorted(f"{lab}" + (f" where {dict(w)}" if w else "") + f" across {a}" for lab, w, a in labels)
             raise ValueError(f"experiment {name}: figure label {fig['label']!r}"
                              + (f" where {fig['where']}" if fig.get("where") else "")
-                             + f" is made by no ratio comparison (made: {made})")
+                             + f" across {fig['across']} is made by no ratio comparison (made: {made})")
+
+
+def _check_swept(name: str, what: str, keys: list[str], spec: dict[str, Any]) -> None:
+    missing = [k for k in keys if k not in spec.get("grid", {})]
+    if missing:
+        raise ValueError(f"experiment {name}: the {what} needs {', '.join(missing)} swept in [sweep.grid]")
 
 
 def _where_key(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -682,6 +705,12 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
         for suffix in ("png", "pdf"):
             plot.save(plot.share_bars(rows, spec["target"], title=title), stem.with_suffix(f".{suffix}"))
         rows.to_csv(stem.with_suffix(".csv"), index=False)
+    elif kind == "curves":
+        for suffix in ("png", "pdf"):
+            fig = plot.curves(ok, spec["x"], spec["metric"], spec["line"], spec.get("unit", 1), title=title)
+            plot.save(fig, stem.with_suffix(f".{suffix}"))
+        cols = ["workload", spec["line"], spec["x"], "seed", spec["metric"]]
+        ok[cols].sort_values(cols[:4]).to_csv(stem.with_suffix(".csv"), index=False)
     elif kind == "split_bars":
         for k, v in spec.get("where", {}).items():
             ok = ok[ok[k] == v]
@@ -699,6 +728,7 @@ FIGURE_KEYS = {
     "ratio_lines": ("label", "across"),
     "split_bars": ("parts", "group", "by", "baseline"),
     "share_bars": ("target",),
+    "curves": ("metric", "x", "line"),
 }
 
 
