@@ -294,8 +294,16 @@ def test_reproduce_checks_compared_policies_and_figure_labels_before_running(tmp
         reproduce._check_outputs("x", bad, spec)
     grid = {**spec, "grid": {**spec["grid"], "device.idle.threshold": ["1ms"]}}
     bad = {**exp, "figure": [{**exp["figure"][0], "where": {"device.idle.threshold": "1ms"}}]}
-    with pytest.raises(ValueError, match="where {'device.idle.threshold': '1ms'} is made by no ratio"):
+    with pytest.raises(ValueError, match="where {'device.idle.threshold': '1ms'} across ftl.precondition.pe_cycles is made by no ratio"):
         reproduce._check_outputs("x", bad, grid)
+    # The figure's x axis must be the comparison's `across` (its rows have no other column to plot).
+    bad = {**exp, "figure": [{**exp["figure"][0], "across": "device.timing.program"}]}
+    with pytest.raises(ValueError, match="across device.timing.program is made by no ratio comparison"):
+        reproduce._check_outputs("x", bad, spec)
+    # A curves figure and a knee comparison need their columns swept.
+    fig = {"kind": "curves", "metric": "iops", "x": "workload.jobs.iodepth", "line": "ftl.precondition.pe_cycles"}
+    with pytest.raises(ValueError, match="curves figure needs workload.jobs.iodepth swept"):
+        reproduce._check_outputs("x", {**exp, "figure": [fig]}, spec)
     # A where must select runs the sweep makes; figure kinds and their keys are known.
     for fig, msg in [({**exp["figure"][0], "where": {"device.idle.threshold": "1ms"}}, "is neither a grid key nor variant"),
                      ({**exp["figure"][0], "where": {"variant": "noop"}}, "variant = 'noop' selects no run"),
