@@ -127,7 +127,7 @@ def _add_reproduce(sub: Any) -> None:
     rpd.add_argument("name", nargs="?", help="experiment name; --list shows them")
     rpd.add_argument("--list", action="store_true")
     rpd.add_argument("-o", "--output", type=Path)
-    rpd.add_argument("--requests", type=int, help="requests per workload, per job for closed-loop jobs (default: the experiment's)")
+    rpd.add_argument("--requests", type=int, help="requests per workload, per job for closed-loop jobs, over all threads for sysbench (default: the experiment's)")
     rpd.add_argument("--seeds", help="comma-separated seeds replacing the experiment's (e.g. 1,2)")
     rpd.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                      help="fix a config key for every run, replacing the experiment's grid values for it "

@@ -45,7 +45,8 @@ def _workload_kinds(spec: dict[str, Any]) -> dict[str, str]:
     kinds = {}
     for w in spec.get("workloads", []):
         kind = ("real trace" if "trace" in w else "synthetic profile" if "profile" in w
-                else "closed-loop jobs" if w.get("set", {}).get("kind") == "jobs" else "synthetic")
+                else "closed-loop jobs" if w.get("set", {}).get("kind") == "jobs"
+                else "sysbench fileio" if w.get("set", {}).get("kind") == "sysbench" else "synthetic")
         kinds[w.get("name", "workload")] = kind
     return kinds
 
@@ -520,6 +521,8 @@ def _prepare(name: str, exp: dict[str, Any], *, requests: int | None, seeds: lis
                 w.setdefault("set", {})["max_requests"] = requests  # the trace's first N
             elif w.get("set", {}).get("kind") == "jobs":
                 w["set"]["jobs.number_ios"] = requests  # per job
+            elif w.get("set", {}).get("kind") == "sysbench":
+                w["set"]["sysbench.max_requests"] = requests  # over all threads, as sysbench counts
             else:
                 w.setdefault("set", {})["synthetic.requests"] = requests
     _check_outputs(name, exp, spec)

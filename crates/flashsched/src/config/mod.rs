@@ -5,6 +5,7 @@
 pub mod compat;
 pub mod device_model;
 pub mod page_cache;
+pub mod sysbench;
 pub mod error;
 pub mod keys;
 pub mod mechanisms;

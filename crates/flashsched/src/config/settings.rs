@@ -173,6 +173,8 @@ pub struct WorkloadSettings {
     pub fold_modulo: bool,
     /// Buffered closed-loop jobs: `workload.jobs.buffered`, `fsync` and `workload.page_cache.*`.
     pub page_cache: super::page_cache::PageCacheSettings,
+    /// `workload.kind = "sysbench"`: `workload.sysbench.*`.
+    pub sysbench: super::sysbench::SysbenchSettings,
 }
 
 /// Everything a run needs, validated.
@@ -542,6 +544,7 @@ impl Settings {
             max_request_bytes: r.bytes("workload.max_request_size"),
             fold_modulo: r.str("workload.fold") == "modulo",
             page_cache: super::page_cache::PageCacheSettings::from_resolved(&r),
+            sysbench: super::sysbench::SysbenchSettings::from_resolved(&r),
         };
         let settings = Settings {
             name: r.str("name").to_string(),
@@ -560,6 +563,7 @@ impl Settings {
             resolved: r.clone(),
         };
         super::page_cache::validate(&settings, &mut err);
+        super::sysbench::validate(&settings, &mut err);
         errors.into_result(settings)
     }
 

@@ -7,12 +7,14 @@ pub mod page_cache;
 mod prefetch;
 mod replay;
 mod synthetic;
+mod sysbench;
 
 pub use closed_loop::ClosedLoop;
 pub use page_cache::{Buffered, PageCacheSettings};
 pub use prefetch::Prefetched;
 pub use replay::Replay;
 pub use synthetic::Synthetic;
+pub use sysbench::Sysbench;
 
 use serde_json::{json, Value};
 
@@ -252,11 +254,12 @@ pub fn build(s: &Settings) -> Result<Box<dyn Workload>, TraceError> {
         "synthetic" => (Box::new(Synthetic::new(s)), "synthetic".into()),
         "jobs" if w.page_cache.buffered => (Box::new(Buffered::new(s)), "jobs".into()),
         "jobs" => (Box::new(ClosedLoop::new(s)), "jobs".into()),
+        "sysbench" => (Box::new(Sysbench::new(s)), "sysbench".into()),
         _ => {
             return Err(TraceError {
                 file: "config".into(),
                 line: 0,
-                message: "no workload: give --trace FILE, or set workload.kind = \"synthetic\" or \"jobs\"".into(),
+                message: "no workload: give --trace FILE, or set workload.kind = \"synthetic\", \"jobs\" or \"sysbench\"".into(),
             })
         }
     };

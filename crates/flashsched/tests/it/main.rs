@@ -13,6 +13,7 @@ mod pattern;
 mod ftl_props;
 mod gc_wa;
 mod synthetic;
+mod sysbench;
 mod golden;
 mod host_policies;
 mod page_cache;
