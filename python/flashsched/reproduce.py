@@ -219,9 +219,13 @@ def _row(cmp: dict[str, Any], kinds: dict[str, str], wl: str, metric: str, paper
 
 def _gain_over_best(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
     """Per workload: the target policy's metric over the best other policy's (best by the mean over
-    seeds), in percent; mean and 95% interval of the per-seed gains (paired by seed)."""
+    seeds), in percent; mean and 95% interval of the per-seed gains (paired by seed). ``where``
+    filters the runs first, and the rows carry it."""
     import pandas as pd
 
+    for k, v in cmp.get("where", {}).items():
+        ok = ok[ok[k] == v]
+    extra = {"where": _where_text(cmp)} if cmp.get("where") else {}
     target = cmp["target"]
     rows = []
     for wl, t in _by_seed(cmp, ok):
@@ -235,7 +239,7 @@ def _gain_over_best(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, st
             best, gains = None, t[target] * float("nan")
             note = f"no value: no policy but {target} has {cmp['metric']}"
         rows.append(_row(cmp, kinds, wl, f"{cmp['metric']}: {target} vs best other (%)", cmp.get("paper", {}).get(wl),
-                         gains, note, best_other=best))
+                         gains, note, best_other=best, **extra))
     return pd.DataFrame(rows)
 
 
@@ -611,6 +615,8 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
             continue
         if cmp.get("kind") == "knee":
             _check_swept(name, "knee comparison", [cmp["x"], cmp["group"]], spec)
+        if cmp.get("kind") == "gain_over_best" and cmp.get("where"):
+            _check_where(name, f"compare {cmp['metric']}", cmp, spec)
         if cmp.get("kind") != "ratio":
             continue
         by = cmp["by"]

@@ -80,6 +80,9 @@ pub struct HostParams {
     pub front_merges: bool,
     pub pass_region: u64,
     pub pass_batch: u32,
+    /// `host.pass.threshold = "outstanding"`: the threshold also caps a region's requests at the
+    /// device.
+    pub pass_cap: bool,
 }
 
 #[cfg(test)]
@@ -95,6 +98,7 @@ impl HostParams {
             front_merges: true,
             pass_region: 1 << 30,
             pass_batch: 16,
+            pass_cap: false,
         }
     }
 }
@@ -110,6 +114,7 @@ pub fn params(s: &Settings) -> HostParams {
         front_merges: r.bool("host.deadline.front_merges"),
         pass_region: r.bytes("host.pass.region_size"),
         pass_batch: r.int("host.pass.batch_threshold") as u32,
+        pass_cap: r.str("host.pass.threshold") == "outstanding",
     }
 }
 

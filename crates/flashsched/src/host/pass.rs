@@ -8,6 +8,11 @@
 //! "realized by periodically checking the two FIFO lists", §3.4). Bios are merged into queued
 //! requests of the same sub-queue as in Deadline (§3.4: PASS is built on Deadline).
 //!
+//! With `host.pass.threshold = "outstanding"` the threshold also caps a region's requests at the
+//! device (dispatched, not completed): a turn ends, and a region is passed over, while it has that
+//! many (§3.2/§3.4's aim, "not to exceed the optimal threshold" [INFER]); an expired request goes
+//! regardless.
+//!
 //! Parameters: `host.pass.region_size` (4GiB, §4.1), `host.pass.batch_threshold` (16, §4.1),
 //! `host.deadline.read_expire` / `write_expire` (500ms / 5s: the paper gives no values; Deadline's
 //! defaults, since PASS is implemented on it), `host.max_merge` (512KiB).
@@ -56,6 +61,9 @@ pub struct Pass {
     arrivals: [std::collections::VecDeque<(ReqId, u64, usize)>; 2],
     /// Regions with queued requests, so a turn finds the next one without scanning them all.
     busy: std::collections::BTreeSet<usize>,
+    /// `pass_cap`: requests of each region at the device, and the region of each.
+    at_device: Vec<u32>,
+    dispatched_in: HashMap<ReqId, usize>,
 }
 
 impl Pass {
@@ -71,6 +79,8 @@ impl Pass {
             cursor: 0,
             arrivals: Default::default(),
             busy: Default::default(),
+            at_device: vec![0; n],
+            dispatched_in: HashMap::default(),
         }
     }
 
@@ -100,10 +110,16 @@ impl Pass {
         best.map(|(_, r, d, id)| (r, d, id))
     }
 
-    /// Start the next region's turn, round-robin from the cursor.
+    /// Whether region `ri` may dispatch: always, unless the threshold caps its requests at the
+    /// device and it has that many.
+    fn open(&self, ri: usize) -> bool {
+        !self.p.pass_cap || self.at_device[ri] < self.p.pass_batch
+    }
+
+    /// Start the next region's turn, round-robin from the cursor (regions at their cap passed over).
     fn next_turn(&mut self) -> Option<Turn> {
         let n = self.regions.len();
-        let ri = *self.busy.range(self.cursor..).next().or_else(|| self.busy.iter().next())?;
+        let ri = *self.busy.range(self.cursor..).chain(self.busy.range(..self.cursor)).find(|&&r| self.open(r))?;
         let r = &self.regions[ri];
         debug_assert!(r.pending());
         let other = 1 - r.last_dir;
@@ -123,6 +139,10 @@ impl Pass {
         }
         self.region_of.remove(&id);
         self.turn = Some(Turn { count: turn.count + 1, ..turn });
+        if self.p.pass_cap {
+            self.at_device[turn.region] += 1;
+            self.dispatched_in.insert(id, turn.region);
+        }
         self.store.take(id)
     }
 }
@@ -161,7 +181,7 @@ impl HostScheduler for Pass {
             return Some(self.take(Turn { region: ri, dir, count: 0 }, id));
         }
         let turn = match self.turn {
-            Some(t) if t.count < self.p.pass_batch && !self.regions[t.region].dq[t.dir].is_empty() => t,
+            Some(t) if t.count < self.p.pass_batch && !self.regions[t.region].dq[t.dir].is_empty() && self.open(t.region) => t,
             _ => self.next_turn()?,
         };
         let r = &self.regions[turn.region];
@@ -175,6 +195,12 @@ impl HostScheduler for Pass {
 
     fn len(&self) -> usize {
         self.store.held()
+    }
+
+    fn on_complete(&mut self, id: ReqId, _req: &HostRequestView, _now: Time) {
+        if let Some(ri) = self.dispatched_in.remove(&id) {
+            self.at_device[ri] -= 1;
+        }
     }
 }
 
@@ -219,6 +245,30 @@ mod tests {
         // region 0 serves its reads (batch ends when reads run out), region 2 its write, then
         // region 0's next turn serves the other direction
         assert_eq!(drain(&mut s, 0), vec![1, 3, 20, 2, 4]);
+    }
+
+    #[test]
+    fn with_the_outstanding_reading_a_region_waits_at_its_cap() {
+        let p = HostParams { pass_region: REGION, pass_batch: 2, pass_cap: true, ..HostParams::for_tests() };
+        let mut s = Pass::new(&p, 4 * REGION);
+        for (id, region, page) in [(1, 0, 1), (2, 0, 2), (3, 0, 3), (4, 0, 4), (11, 1, 1), (12, 1, 2), (13, 1, 3)] {
+            add(&mut s, id, Op::Read, region, page, 0);
+        }
+        // Each region sends 2 and then has 2 at the device: nothing more goes, though requests wait.
+        assert_eq!(drain(&mut s, 0), vec![1, 2, 11, 12]);
+        // Request 1 completes: region 0 may have one more at the device; region 1 is still full.
+        let view = HostRequestView { arrival: 0, op: Op::Read, offset: 4096, len: 4096, stream: 0 };
+        s.on_complete(1, &view, 10);
+        assert_eq!(drain(&mut s, 10), vec![3]);
+        s.on_complete(11, &view, 20);
+        s.on_complete(12, &view, 20);
+        assert_eq!(drain(&mut s, 20), vec![13]);
+        // The per-turn reading (the default) sends everything at once.
+        let mut t = pass(2);
+        for (id, region, page) in [(1, 0, 1), (2, 0, 2), (3, 0, 3), (11, 1, 1)] {
+            add(&mut t, id, Op::Read, region, page, 0);
+        }
+        assert_eq!(drain(&mut t, 0), vec![1, 2, 11, 3]);
     }
 
     #[test]
