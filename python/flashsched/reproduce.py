@@ -261,40 +261,8 @@ def _target_over_each(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, 
 
 
 def _knee(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
-    """PASS's parameter rules (`calibrate`) per workload and seed: each ``group`` value's curve of
-    ``metric`` against ``x`` gives its peak depth, knee depth (``fraction`` of its highest) and rise;
-    the smallest group rising by ``flat`` is the region, its knee depth the batch threshold. Group
-    values are shown divided by ``unit`` (default 1); paper values are keyed ``peak``, ``knee``,
-    ``rise`` (then by shown group value), ``region`` and ``threshold``."""
-    import pandas as pd
-
-    x, group, unit = cmp["x"], cmp["group"], cmp.get("unit", 1)
-    paper = cmp.get("paper", {})
-    rows = []
-    for wl, runs in ok.groupby("workload", sort=False):
-        t = runs.groupby(["seed", group, x])[cmp["metric"]].mean()
-        per = {name: {} for name in ("peak", "knee", "rise")}  # name: (seed, group): value
-        for (seed, g), c in t.groupby(level=[0, 1]):
-            curve = {k[2]: float(v) for k, v in c.items()}
-            per["peak"][seed, g] = calibrate.peak_depth(curve)
-            per["knee"][seed, g] = calibrate.knee_depth(curve, cmp["fraction"])
-            per["rise"][seed, g] = calibrate.rise(curve)
-        for name, label in (("peak", f"peak {x}"), ("knee", f"{x} reaching {cmp['fraction']:.0%} of the peak"),
-                            ("rise", "rise (highest over shallowest)")):
-            for g in sorted({g for _, g in per[name]}):
-                shown = f"{g / unit:g}"
-                values = pd.Series([v for (_, gg), v in per[name].items() if gg == g])
-                rows.append(_row(cmp, {f"{wl} {shown}": kinds.get(str(wl), "?")}, f"{wl} {shown}", label,
-                                 paper.get(name, {}).get(shown), values))
-        seeds = sorted({s for s, _ in per["rise"]})
-        regions = [calibrate.region_size({g: r for (s, g), r in per["rise"].items() if s == seed}, cmp["flat"]) for seed in seeds]
-        knees = [per["knee"].get((seed, r)) if r is not None else None for seed, r in zip(seeds, regions)]
-        chosen = pd.Series([None if r is None else r / unit for r in regions], dtype=float)
-        why = "" if chosen.notna().all() else f"no curve rises by {cmp['flat']}x in some seeds"
-        rows.append(_row(cmp, kinds, str(wl), f"region: smallest {group} rising {cmp['flat']}x", paper.get("region"), chosen, why or None))
-        rows.append(_row(cmp, kinds, str(wl), "batch threshold: the region's knee", paper.get("threshold"),
-                         pd.Series(knees, dtype=float), why or None))
-    return pd.DataFrame(rows)
+    """PASS's parameter rules on the runs (`calibrate.knee_rows`), as comparison rows."""
+    return calibrate.knee_rows(cmp, ok, kinds, _row)
 
 
 def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
@@ -442,6 +410,10 @@ def policy_stats(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
         return pd.DataFrame()
     wanted = [m for c in cmps for m in [c.get("metric"), *c.get("report_metrics", [])]]
     metrics = [m for m in dict.fromkeys(wanted) if m and m in table.columns]
+    # A metric the runs' table has no column for is said, not dropped (a typo, or a field of the
+    # output that is not a summary column).
+    unknown = [{"metric": m, "seeds": 0, "note": "not a column of the results table (results.parquet)"}
+               for m in dict.fromkeys(wanted) if m and m not in table.columns]
     table = _numeric(table, metrics)
     ok = table[table["status"] == "ok"]
     rows = []
@@ -453,7 +425,7 @@ def policy_stats(exp: dict[str, Any], table: "pd.DataFrame") -> "pd.DataFrame":
         for m in metrics:
             mean, ci, n = mean_ci(group[m])
             rows.append({**dict(zip(keys, values)), "metric": m, "mean": mean, "ci95": ci, "seeds": n})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows + unknown)
 
 
 def reproduce(name: str, output: str | Path | None = None, *, requests: int | None = None,
@@ -615,6 +587,7 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
             continue
         if cmp.get("kind") == "knee":
             _check_swept(name, "knee comparison", [cmp["x"], cmp["group"]], spec)
+            _check_single(name, "knee comparison", cmp, spec)
         if cmp.get("kind") == "gain_over_best" and cmp.get("where"):
             _check_where(name, f"compare {cmp['metric']}", cmp, spec)
         if cmp.get("kind") != "ratio":
@@ -641,11 +614,24 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
                              f"parts {fig.get('parts')} one for one")
         if fig.get("kind") == "curves":
             _check_swept(name, "curves figure", [fig["x"], fig["line"]], spec)
+            _check_single(name, "curves figure", fig, spec)
         if fig.get("kind") == "ratio_lines" and (fig["label"], _where_key(fig), fig["across"]) not in labels:
             made = sorted(f"{lab}" + (f" where {dict(w)}" if w else "") + f" across {a}" for lab, w, a in labels)
             raise ValueError(f"experiment {name}: figure label {fig['label']!r}"
                              + (f" where {fig['where']}" if fig.get("where") else "")
                              + f" across {fig['across']} is made by no ratio comparison (made: {made})")
+
+
+def _check_single(name: str, what: str, item: dict[str, Any], spec: dict[str, Any]) -> None:
+    """A curve is one workload's runs by its two columns: no other swept column may vary (its
+    runs would be averaged into one curve), and there is no ``where`` to pick among them."""
+    if "where" in item:
+        raise ValueError(f"experiment {name}: a {what} takes no where (sweep only its two columns)")
+    own = {item["x"], item.get("group", item.get("line"))}
+    varied = [k for k, v in spec.get("grid", {}).items() if k not in own and len(v) > 1] + (["variant"] if spec.get("variants") else [])
+    if varied:
+        raise ValueError(f"experiment {name}: a {what} draws one curve per workload and {item.get('group', item.get('line'))}; "
+                         f"{', '.join(varied)} also vary and would be averaged into it")
 
 
 def _check_swept(name: str, what: str, keys: list[str], spec: dict[str, Any]) -> None:

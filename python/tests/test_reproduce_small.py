@@ -100,6 +100,11 @@ def test_ratio_of_unmeasured_or_zero_metric_is_missing_with_reason() -> None:
     assert cmp.set_index("workload").loc["w3", "note"] == "no value: neither t nor b has write_m"
     stats = reproduce.policy_stats(exp, table)
     assert stats["mean"].isna().all() and (stats["seeds"] == 0).all()
+    # A report metric the table has no column for is listed with a note, not dropped.
+    exp["compare"] = {**_as_dict(exp["compare"]), "report_metrics": ["write_mm"]}
+    stats = reproduce.policy_stats(exp, table)
+    row = stats[stats["metric"] == "write_mm"].iloc[0]
+    assert row["seeds"] == 0 and "not a column" in row["note"]
 
 
 def test_gain_over_best_and_target_over_each_without_values() -> None:
@@ -143,3 +148,7 @@ def test_reproduce_with_failed_runs_says_so_and_exits_non_zero(tmp_path: Path) -
     r = cli("reproduce", "slacker-write", "--requests", "500", "--seeds", "1", "-q", "-o", str(tmp_path / "all"),
             "--set", "device.geometry.channels=0", timeout=300)
     assert r.returncode == 2 and "device.geometry.channels" in r.stderr, r.stderr
+
+
+def _as_dict(cmp):
+    return cmp[0] if isinstance(cmp, list) else cmp

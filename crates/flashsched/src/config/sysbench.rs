@@ -69,12 +69,16 @@ pub fn validate(s: &Settings, err: &mut dyn FnMut(&str, String)) {
     if s.workload.skip > 0 {
         err("workload.skip", "is not supported by the sysbench workload: its threads share one generator whose fsync series depend on every request handed out (shorten the run with workload.sysbench.max_requests)".into());
     }
+    if s.workload.max_requests > 0 {
+        // The limit would drop a thread's read or fsync write-back, which the thread would then
+        // wait for for ever.
+        err("workload.max_requests", "is not supported by the sysbench workload: it would drop requests its threads wait for (set workload.sysbench.max_requests, the calls in all, instead)".into());
+    }
     let b = p.block_size;
-    if b == 0 || b % PAGE != 0 || b > u32::MAX as u64 {
-        err(
-            "workload.sysbench.file_block_size",
-            format!("must be a positive multiple of the 4 KiB page below 4GiB (got {b})"),
-        );
+    let unit = if p.direct { 512 } else { PAGE };
+    if b == 0 || b % unit != 0 || b > u32::MAX as u64 {
+        let what = if p.direct { "512-byte sector" } else { "4 KiB page (buffered I/O)" };
+        err("workload.sysbench.file_block_size", format!("must be a positive multiple of the {what} below 4GiB (got {b})"));
         return;
     }
     if p.file_size() < b {
@@ -106,20 +110,21 @@ pub fn validate(s: &Settings, err: &mut dyn FnMut(&str, String)) {
         );
     }
     if !p.direct {
-        // Pages read or written stay cached for the whole run (nothing evicts them): the run
-        // must fit the cache.
-        let touched = p.max_requests.saturating_mul(b);
-        if touched > s.workload.page_cache.size {
-            err("workload.sysbench.max_requests", format!("touches up to {touched} bytes, more than workload.page_cache.size = {} bytes: the page cache model never evicts, so a buffered run must fit it (raise the size or use io = \"direct\")", s.workload.page_cache.size));
+        // Pages read or written stay cached for the whole run (nothing evicts them): what the run
+        // can touch (its calls, at most the files) must fit the cache.
+        let touched = p.max_requests.saturating_mul(b).min(p.file_size() * p.file_num as u64);
+        let pc = &s.workload.page_cache;
+        if touched > pc.size {
+            err("workload.sysbench.max_requests", format!("may touch {touched} bytes, more than workload.page_cache.size = {} bytes: the page cache model never evicts, so a buffered run must fit it (raise the size or use io = \"direct\")", pc.size));
         }
-        let (bg, limit) = s.workload.page_cache.thresholds();
-        if limit == 0 || bg == 0 {
-            err(
-                "workload.page_cache.size",
-                format!(
-                    "leaves no room for dirty pages: the thresholds are {bg} and {limit} pages"
-                ),
-            );
+        let (bg, limit) = pc.thresholds();
+        if limit == 0 {
+            err("workload.page_cache.dirty_ratio", format!("leaves no room for dirty pages: {}% of workload.page_cache.size = {} bytes is under one 4 KiB page", pc.dirty_ratio, pc.size));
+        } else if bg == 0 && pc.background_ratio > 0 {
+            err("workload.page_cache.dirty_background_ratio", format!("gives a background threshold of 0 pages ({}% of {} bytes, halved when not below dirty_ratio, as Linux does)", pc.background_ratio, pc.size));
+        }
+        if pc.max_request < PAGE {
+            err("workload.page_cache.max_request", format!("must be at least one 4 KiB page (got {})", pc.max_request));
         }
     }
 }

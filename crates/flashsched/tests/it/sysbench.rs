@@ -124,27 +124,32 @@ fn runs_are_deterministic_and_seeds_differ() {
 }
 
 #[test]
+fn direct_io_takes_sector_sized_blocks_and_a_small_drive_never_outgrows_the_cache() {
+    let r = sysbench(&["workload.sysbench.io=direct", "workload.sysbench.file_block_size=2KiB"]);
+    assert_eq!(u(&r.json["workload"]["unfinished_threads"]), 0);
+    // 20,000 calls of 16 KiB would be 320 MiB, more than the 64 MiB cache, but the 16 MiB of
+    // files is all a run can cache.
+    let r = sysbench(&["workload.sysbench.max_requests=20000", "workload.page_cache.size=64MiB"]);
+    assert_eq!(u(&r.json["workload"]["job_ops"]), 20000);
+}
+
+#[test]
 fn bad_configurations_name_their_keys() {
     for (set, key) in [
-        (
-            "workload.sysbench.file_block_size=6KiB",
-            "workload.sysbench.file_block_size",
-        ),
-        (
-            "workload.sysbench.file_total_size=1GiB",
-            "workload.sysbench.file_total_size",
-        ),
+        ("workload.sysbench.file_block_size=6KiB", "workload.sysbench.file_block_size"),
+        ("workload.sysbench.file_total_size=1GiB", "workload.sysbench.file_total_size"),
         ("workload.skip=5", "workload.skip"),
-        (
-            "workload.sysbench.max_requests=1000000",
-            "workload.sysbench.max_requests",
-        ),
+        // The generic limit would drop requests the threads wait for.
+        ("workload.max_requests=100", "workload.max_requests"),
+        // 600 calls of 16 KiB may touch 9.4 MiB of the files: more than a 4 MiB cache.
+        ("workload.page_cache.size=4MiB", "workload.sysbench.max_requests"),
+        ("workload.page_cache.max_request=1KiB", "workload.page_cache.max_request"),
     ] {
-        let all = ["workload.kind=sysbench".to_string(), set.to_string()];
-        let e = config::load(Some("tiny"), None, &all)
-            .err()
-            .unwrap_or_else(|| panic!("{set} accepted"))
-            .to_string();
+        let all: Vec<String> = ["workload.kind=sysbench", "workload.sysbench.file_total_size=16MiB", "workload.sysbench.max_requests=600", set]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let e = config::load(Some("tiny"), None, &all).err().unwrap_or_else(|| panic!("{set} accepted")).to_string();
         assert!(e.contains(key), "{set}: {e}");
     }
 }
