@@ -65,6 +65,8 @@ pub struct FtlSettings {
     pub idle_task: String,
     /// `ftl.wr.scope = "device"`: WR looks at the whole device's queue, not the chip's.
     pub wr_device_scope: bool,
+    /// `ftl.read_conflict = "induced"`: a read conflicts when others wait behind it, not when it waited.
+    pub read_conflict_induced: bool,
     pub rr_queue: u32,
     pub idle_threshold_ns: u64,
     pub gc_threshold: f64,
@@ -293,6 +295,7 @@ impl Settings {
             program_speed: r.str("ftl.program_speed").to_string(),
             idle_task: r.str("ftl.idle_task").to_string(),
             wr_device_scope: r.str("ftl.wr.scope") == "device",
+            read_conflict_induced: r.str("ftl.read_conflict") == "induced",
             rr_queue: r.int("ftl.rr.queue") as u32,
             idle_threshold_ns: r.ns("device.idle.threshold"),
             gc_threshold,

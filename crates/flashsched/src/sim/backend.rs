@@ -115,8 +115,8 @@ impl Simulator {
         let phase = match txn.kind {
             TxnKind::HostRead => {
                 // The program-speed policy keeps the kind of the last read (RR/WR's read-conflict tag).
-                if self.speed_fixed.is_none() {
-                    self.program_speed.on_read_start(self.layout.chip_of_die(die), now > txn.enqueued);
+                if self.speed_fixed.is_none() || self.idle_task.is_some() {
+                    self.read_starts(die, t, now > txn.enqueued);
                 }
                 Phase::ReadCmd
             }
@@ -596,10 +596,11 @@ impl Simulator {
             TxnKind::HostRead => {
                 self.counters.nand_pages_read += 1;
                 self.wear_saw_read(txn.ppn);
-                if let Some(task) = self.idle_task.as_mut() {
-                    if txn.ppn != NONE {
+                if self.idle_task.is_some() && txn.ppn != NONE {
+                    let conflicted = self.read_conflicted(t, txn.die_wait);
+                    if let Some(task) = self.idle_task.as_mut() {
                         let chip = self.layout.chip_of_die(die);
-                        task.on_read(ReadSeen { chip, lpn: txn.lpn, ppn: txn.ppn, level: txn.level, conflicted: txn.die_wait > 0 });
+                        task.on_read(ReadSeen { chip, lpn: txn.lpn, ppn: txn.ppn, level: txn.level, conflicted });
                     }
                 }
                 let ecc = self.flash.decode_ns(&txn);

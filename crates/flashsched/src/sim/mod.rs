@@ -20,6 +20,7 @@ mod gc;
 mod idle;
 mod link;
 mod placement;
+mod read_conflict;
 mod stall;
 mod suspension;
 pub mod txn;
@@ -281,6 +282,10 @@ pub struct Simulator {
     /// The device queue keeps track of idle units and hears of dies that may have become idle
     /// (`DeviceQueue::watches_dies`, `Simulator::die_may_idle`).
     hil_watches: bool,
+    /// `ftl.read_conflict = "induced"` (`read_conflict`), and the host reads in flight that
+    /// others waited behind when they started (kept for RR, which records a read at its end).
+    read_conflict_induced: bool,
+    induced_reads: rustc_hash::FxHashSet<TxnId>,
     /// What speed-aware placement caches between writes (`placement`).
     speed: placement::SpeedCache,
     /// Pages may move to another plane than their old copy's (dynamic allocation, wear-leveling
@@ -400,6 +405,8 @@ impl Simulator {
             rmw_waiting: rustc_hash::FxHashMap::default(),
             hil_places,
             hil_watches: false,
+            read_conflict_induced: s.ftl.read_conflict_induced,
+            induced_reads: Default::default(),
             speed: placement::SpeedCache::default(),
             cross_plane: false,
             gc_recheck: Vec::new(),

@@ -82,7 +82,9 @@ fn rr_reprograms_a_conflicting_reads_page_slowly_in_idle_time() {
         req(2_500_000, 2 * PAGE, PAGE, true),
         req(10_000_000, 0, PAGE, true),
     ];
-    let sets = [ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", "ftl.idle_task=\"rr\""];
+    // Recorded by the `waited` rule (R3 waited for the re-program; under the default, `induced`,
+    // nothing waits behind R3 and it is not recorded: `figure_1_...` below).
+    let sets = [ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", "ftl.read_conflict=\"waited\"", "ftl.idle_task=\"rr\""];
     let r = run_lines("tiny", "rr", &lines, &sets);
     let a = CMD + XFER + PROG_NORMAL; // 541.96 us
     let read_1 = CMD + SENSE_1 + 2 * XFER; // 172.92 us on the die
@@ -143,4 +145,53 @@ fn rr_and_wr_under_gc_keep_every_mapping() {
     // Deterministic.
     let again = flashsched::run(&s, &opts, &mut |_| true).unwrap();
     assert_eq!(flashsched::report::without_wall_clock(&r.json), flashsched::report::without_wall_clock(&again.json));
+}
+
+/// Fig. 1 in a whole run: four normal-programmed pages are written, then, at 50 ms, a write W
+/// occupies the chip and reads R1-R4 of the four pages queue behind it. Each read starts with the
+/// later ones still queued (R1-R3 induce conflicts) except R4, the last. At 100 ms and 110 ms
+/// R1's and R4's pages are read again: a page RR re-programmed slowly in the idle time between
+/// senses at level 0, one it did not at level 1.
+fn figure_1(rule: &str) -> (RunResult, u64, u64) {
+    let mut lines: Vec<String> = (0..4).map(|i| req(0, i * PAGE, PAGE, false)).collect();
+    lines.push(req(50_000_000, 10 * PAGE, PAGE, false));
+    lines.extend((0..4).map(|i| req(50_000_000, i * PAGE, PAGE, true)));
+    lines.push(req(100_000_000, 0, PAGE, true));
+    lines.push(req(110_000_000, 3 * PAGE, PAGE, true));
+    let rule = format!("ftl.read_conflict=\"{rule}\"");
+    let sets = [ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", "ftl.idle_task=\"rr\"", &rule];
+    let r = run_lines("tiny", "rr-fig1", &lines, &sets);
+    let l = latencies(&r);
+    (r, l[9], l[10])
+}
+
+#[test]
+fn figure_1_rr_records_the_reads_others_wait_behind_not_the_last() {
+    let level_0 = CMD + 30_000 + XFER + DECODE;
+    let level_1 = CMD + SENSE_1 + 2 * XFER + DECODE;
+    // `induced` (Fig. 1): R1-R3 recorded and re-programmed, R4 not.
+    let (r, r1_again, r4_again) = figure_1("induced");
+    assert_eq!(r.json["ssd"]["idle"]["recorded"].as_u64(), Some(3));
+    assert_eq!((r1_again, r4_again), (level_0, level_1));
+    assert_eq!(r.json["ssd"]["invariants"], "ok");
+    // `waited`: every read that waited is recorded, R4 included.
+    let (w, r1_again, r4_again) = figure_1("waited");
+    assert_eq!(w.json["ssd"]["idle"]["recorded"].as_u64(), Some(4));
+    assert_eq!((r1_again, r4_again), (level_0, level_0));
+}
+
+#[test]
+fn figure_2_wr_tags_a_read_that_others_waited_behind() {
+    // Write A, a read R of its page behind it, and write B arriving while R runs: R waited (for
+    // A), but nothing waited behind R when it started. B then starts alone, after R: slow if R
+    // counts as conflicting (`waited`), normal if only a read that others queued behind does
+    // (`induced`).
+    let lines = [req(0, 0, PAGE, false), req(0, 0, PAGE, true), req(600_000, 2 * PAGE, PAGE, false)];
+    let mode = |rule: &str| {
+        let rule = format!("ftl.read_conflict=\"{rule}\"");
+        let sets = [ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", "ftl.program_speed=\"wr\"", &rule];
+        modes(&run_lines("tiny", "wr-fig2", &lines, &sets))
+    };
+    assert_eq!(mode("waited"), [0, 1, 1, 0]);
+    assert_eq!(mode("induced"), [0, 0, 2, 0]);
 }

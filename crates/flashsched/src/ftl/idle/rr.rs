@@ -1,8 +1,9 @@
-//! `rr`: read-conflict reduction (Li et al., paper 002 §II-B-1). A read that waited for its chip
-//! and was not a fast read (its page was programmed at normal or fast speed, so it sensed at LDPC
-//! level 1 or 2) has its page recorded; during idle time the page is re-programmed slowly, so its
-//! next read senses at level 0 and holds the chip for less (Figure 1: R1, a fast read, and R4, a
-//! conflict-free read, are not recorded; R2 and R3 are).
+//! `rr`: read-conflict reduction (Li et al., paper 002 §II-B-1). A conflicting read (by default one
+//! that others wait behind when it starts: `ftl.read_conflict`, `sim::read_conflict`) that was not
+//! a fast read (its page was programmed at normal or fast speed, so it sensed at LDPC level 1 or 2)
+//! has its page recorded; during idle time the page is re-programmed slowly, so its next read
+//! senses at level 0 and holds the chip for less (Figure 1: R1, a fast read, and R4, which induces
+//! no conflict, are not recorded; R2 and R3 are).
 //!
 //! [INFER] The paper keeps one queue "in the flash controller" and gives no bound; here each chip
 //! has a FIFO of at most `ftl.rr.queue` pages (a full queue refuses new ones, counted), and a page

@@ -24,13 +24,22 @@ pub struct WriteView {
     pub waiting_device: usize,
 }
 
+/// Whether a host read that starts counts as conflicting (`ftl.read_conflict`), for a tag kept per
+/// chip (`chip`) or one for the device (`device`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadConflict {
+    pub chip: bool,
+    pub device: bool,
+}
+
 pub trait ProgramSpeed: Send {
     fn name(&self) -> &'static str;
     /// The mode of a host write that starts now.
     fn write_mode(&mut self, w: WriteView) -> ProgramMode;
-    /// A host read starts its array read on `chip`; `conflicted`: it waited for the chip (found it
-    /// busy or other transactions queued before it).
-    fn on_read_start(&mut self, _chip: u32, _conflicted: bool) {}
+    /// A host read starts its array read on `chip`. Whether it counts as conflicting
+    /// (`ftl.read_conflict`: it waited for its die, or others wait behind it), asked of its chip
+    /// (`chip`) and of the device (`device`: for `induced`, any transaction waiting in the device).
+    fn on_read_start(&mut self, _chip: u32, _conflicted: ReadConflict) {}
     /// The one mode of every write, if the policy looks at nothing: the simulator then skips the
     /// calls (the default policy costs nothing per request).
     fn fixed(&self) -> Option<ProgramMode> {

@@ -7,9 +7,10 @@
 //! [INFER] "Conflicts in the IO queue": with `ftl.wr.scope = "chip"` (the default) a write is fast
 //! when transactions wait for its own chip; with `"device"`, when any wait in the device (the
 //! paper's one IO queue). The read-conflict tag is kept per chip, or one for the device, to
-//! match. A read is conflicting when it waited for its chip; the tag is set when a read starts.
+//! match; it is set when a read starts, by whether the read conflicts (`ftl.read_conflict`: it
+//! waited, or others wait behind it in the chip, or the device for the device's tag).
 
-use super::{ProgramSpeed, WriteView};
+use super::{ProgramSpeed, ReadConflict, WriteView};
 use crate::nand::latency::ProgramMode;
 
 pub struct Wr {
@@ -46,9 +47,9 @@ impl ProgramSpeed for Wr {
     }
 
     #[inline]
-    fn on_read_start(&mut self, chip: u32, conflicted: bool) {
+    fn on_read_start(&mut self, chip: u32, conflicted: ReadConflict) {
         let i = self.tag(chip);
-        self.last_read_conflicted[i] = conflicted;
+        self.last_read_conflicted[i] = if self.device { conflicted.device } else { conflicted.chip };
     }
 }
 
@@ -56,26 +57,30 @@ impl ProgramSpeed for Wr {
 mod tests {
     use super::*;
 
+    fn both(c: bool) -> ReadConflict {
+        ReadConflict { chip: c, device: c }
+    }
+
     #[test]
     fn figure_2_fast_under_conflict_then_slow_or_normal_by_the_last_read() {
         let mut wr = Wr::new(2, false);
         // (a) Four requests pending: W1 goes while others wait for the chip: fast.
         assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 3, waiting_device: 3 }), ProgramMode::Fast);
         // The last read, R1, was a conflicting one; W3, the last write, finds no one waiting: slow.
-        wr.on_read_start(0, true);
+        wr.on_read_start(0, both(true));
         assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 0 }), ProgramMode::Slow);
         // (b) The last read did not conflict: W4 is programmed at normal speed.
-        wr.on_read_start(0, false);
+        wr.on_read_start(0, both(false));
         assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 0 }), ProgramMode::Normal);
         // Tags are per chip: chip 1 saw no read.
-        wr.on_read_start(0, true);
+        wr.on_read_start(0, both(true));
         assert_eq!(wr.write_mode(WriteView { chip: 1, waiting: 0, waiting_device: 0 }), ProgramMode::Normal);
         // A conflict in the queue wins over the tag.
         assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 1, waiting_device: 1 }), ProgramMode::Fast);
         // Device scope: another chip's queue counts, and one tag serves every chip.
         let mut wr = Wr::new(2, true);
         assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 2 }), ProgramMode::Fast);
-        wr.on_read_start(1, true);
+        wr.on_read_start(1, both(true));
         assert_eq!(wr.write_mode(WriteView { chip: 0, waiting: 0, waiting_device: 0 }), ProgramMode::Slow);
     }
 }
