@@ -4,9 +4,9 @@
 //! fast, easing the next read conflict), else *normal* (Figure 2: W1 fast with requests pending;
 //! W3 slow after a conflicting read; W4 normal).
 //!
-//! [INFER] "Conflicts in the IO queue": with `ftl.wr.scope = "chip"` (the default) a write is fast
-//! when transactions wait for its own chip; with `"device"`, when any wait in the device (the
-//! paper's one IO queue). The read-conflict tag is kept per chip, or one for the device, to
+//! [INFER] "Conflicts in the IO queue": with `ftl.wr.scope = "device"` (the default: Fig. 2 draws
+//! one IO queue with one tag) a write is fast when any transaction waits in the device; with
+//! `"chip"`, when transactions wait for its own chip. The read-conflict tag is kept per chip, or one for the device, to
 //! match; it is set when a read starts, by whether the read conflicts (`ftl.read_conflict`: it
 //! waited, or others wait behind it in the chip, or the device for the device's tag).
 
