@@ -335,8 +335,11 @@ impl Workload for Sysbench {
     fn on_request_done(&mut self, req: &HostRequest, now: Time) -> Option<HostRequest> {
         match req.op {
             Op::Read => {
-                for p in self.pages(req.offset) {
-                    self.resident.insert(p);
+                // Direct reads bypass the cache: nothing becomes resident.
+                if !self.direct {
+                    for p in self.pages(req.offset) {
+                        self.resident.insert(p);
+                    }
                 }
                 self.read_returned(now);
                 self.advance(req.job, now);
