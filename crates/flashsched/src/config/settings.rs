@@ -68,6 +68,8 @@ pub struct FtlSettings {
     /// `ftl.read_conflict = "induced"`: a read conflicts when others wait behind it, not when it waited.
     pub read_conflict_induced: bool,
     pub rr_queue: u32,
+    /// `ftl.rr.preempt`.
+    pub rr_preempt: bool,
     pub idle_threshold_ns: u64,
     pub gc_threshold: f64,
     pub gc_copyback: bool,
@@ -297,6 +299,7 @@ impl Settings {
             wr_device_scope: r.str("ftl.wr.scope") == "device",
             read_conflict_induced: r.str("ftl.read_conflict") == "induced",
             rr_queue: r.int("ftl.rr.queue") as u32,
+            rr_preempt: r.bool("ftl.rr.preempt"),
             idle_threshold_ns: r.ns("device.idle.threshold"),
             gc_threshold,
             gc_copyback: r.bool("ftl.gc.copyback"),

@@ -156,6 +156,12 @@ impl Die {
         self.suspended.as_mut().expect("suspended").reads += n;
     }
 
+    /// The suspended operation's transaction, if one is suspended.
+    #[inline]
+    pub fn suspended_op(&self) -> Option<TxnId> {
+        self.suspended.as_ref().map(|s| s.txn)
+    }
+
     /// The suspended operation's transaction.
     #[inline]
     pub fn suspended_txn(&self) -> TxnId {

@@ -263,15 +263,23 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         });
     }
     if let Some((task, rep)) = &o.idle {
-        // RR/WR Fig. 4: re-programs as a share of the requests, both over the measured window.
+        // RR/WR Fig. 4: re-programs as a share of the requests, both over the measured window,
+        // counted as pages and as requests.
         let share = c.reprograms as f64 / measured_ios.max(1) as f64;
+        let req_share = c.reprogrammed_requests as f64 / measured_ios.max(1) as f64;
+        let mean_wait = c.reprogram_host_wait_ns as f64 / c.reprogram_host_waits.max(1) as f64;
         ssd["idle"] = json!({
             "task": task,
             "recorded": rep.recorded,
             "record_overflows": rep.record_overflows,
             "reprograms": c.reprograms,
             "reprograms_dropped": c.reprograms_dropped,
+            "reprograms_preempted": c.reprograms_preempted,
             "reprogram_share": (share * 1e6).round() / 1e6,
+            "reprogrammed_requests": c.reprogrammed_requests,
+            "reprogrammed_request_share": (req_share * 1e6).round() / 1e6,
+            "host_waits": c.reprogram_host_waits,
+            "host_wait_mean_ns": mean_wait.round() as u64,
         });
     }
     if let Some(r) = &o.reliability {
@@ -387,7 +395,10 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
         row.push((format!("program_mean_ns_{kind}"), ssd["placed_programs"][kind]["program_mean_ns"].clone()));
     }
     // null without an idle-time task.
-    row.push(("reprogram_share".into(), ssd["idle"]["reprogram_share"].clone()));
+    for k in ["reprogram_share", "reprogrammed_request_share", "reprograms_preempted", "host_waits", "host_wait_mean_ns"] {
+        let name = if k.starts_with("host_") { format!("reprogram_{k}") } else { k.to_string() };
+        row.push((name, ssd["idle"][k].clone()));
+    }
     // Slacker: the measured slack; the estimator's error and the requests each mechanism served
     // (null unless a slack-aware transaction scheduler ran).
     for dir in ["read", "write"] {

@@ -600,7 +600,8 @@ impl Simulator {
                     let conflicted = self.read_conflicted(t, txn.die_wait);
                     if let Some(task) = self.idle_task.as_mut() {
                         let chip = self.layout.chip_of_die(die);
-                        task.on_read(ReadSeen { chip, lpn: txn.lpn, ppn: txn.ppn, level: txn.level, conflicted });
+                        let origin = self.reqs.items[txn.req as usize].seq;
+                        task.on_read(ReadSeen { chip, lpn: txn.lpn, ppn: txn.ppn, level: txn.level, conflicted, origin });
                     }
                 }
                 let ecc = self.flash.decode_ns(&txn);
@@ -641,6 +642,8 @@ impl Simulator {
                 self.txns.remove(t);
                 if !txn.is_reprogram() {
                     self.gc_time(&txn, txn.plane);
+                } else if !self.reprogram_read_done(die) {
+                    return;
                 }
                 // A re-program's data goes through the controller (to be programmed in another
                 // mode), and so does a migration to another chip.
@@ -656,7 +659,7 @@ impl Simulator {
                 self.counters.nand_pages_written += 1;
                 self.txns.remove(t);
                 if txn.is_reprogram() {
-                    self.counters.reprograms += 1;
+                    self.reprogram_done(die);
                 } else {
                     let victim_plane = if txn.place == Placement::Pinned { self.migration_over(&txn) } else { txn.plane };
                     self.gc_time(&txn, victim_plane);

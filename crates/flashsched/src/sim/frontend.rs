@@ -117,9 +117,9 @@ impl Simulator {
         if measured && self.measure_start.is_none() {
             self.begin_measurement();
         }
-        self.arrived += 1;
         let req = Req {
             arrival: self.now,
+            seq: self.arrived,
             dispatched: 0,
             op: r.op,
             offset: r.offset,
@@ -140,6 +140,7 @@ impl Simulator {
             link_back: false,
             link_start: 0,
         };
+        self.arrived += 1;
         let id: ReqId = self.reqs.insert(req);
         let stream = if r.job == crate::workload::NO_JOB { 0 } else { r.job };
         let view = HostRequestView { arrival: self.now, op: r.op, offset: r.offset, len: r.len, stream };
@@ -384,10 +385,13 @@ impl Simulator {
         let txn = self.txns.get_mut(t);
         txn.enqueued = now;
         let (die, kind, req) = (txn.die, txn.kind, txn.req);
+        let host = matches!(kind, TxnKind::HostRead | TxnKind::HostWrite);
         if self.idle_task.is_some() {
             self.chip_busy_again(self.layout.chip_of_die(die));
+            if host {
+                self.host_meets_reprogram(die, t);
+            }
         }
-        let host = matches!(kind, TxnKind::HostRead | TxnKind::HostWrite);
         if host {
             let chip = self.layout.chip_of_die(die);
             // The chip's state first: a field, where the queue count may be a call.
@@ -411,7 +415,7 @@ impl Simulator {
         if host && self.tsu_observes {
             self.txn_queued(req, now);
         }
-        if (self.flash.suspend.for_reads || self.tsu_pauses) && !self.flash.dies[die as usize].is_idle() {
+        if (self.flash.suspend.for_reads || self.tsu_pauses || self.reprograms.suspend) && !self.flash.dies[die as usize].is_idle() {
             self.maybe_suspend_for(die, t);
         }
         self.try_start_die(die);

@@ -2,12 +2,47 @@
 //! dies works and nothing is queued for it; once it has stayed so for `device.idle.threshold`, the
 //! task gets its turn and may start one page move on the chip. Any transaction reaching the chip
 //! moves its work generation on, which cancels a pending turn.
+//!
+//! A page move is background work that host I/O pre-empts (`ftl.rr.preempt`): a re-program whose
+//! program has not started when work is queued for its chip is put back for the chip's next turn
+//! (its read done in vain); one whose program runs is suspended for host reads at its next safe
+//! point where the device suspends programs (`device.suspend.program`). Host transactions that
+//! reach a die while it runs a re-program, and their wait until it ends or is suspended, are
+//! counted (`ssd.idle.host_waits`).
+
+use rustc_hash::FxHashSet;
 
 use super::event::Ev;
-use super::txn::{Txn, TxnKind};
+use super::txn::{Txn, TxnId, TxnKind};
 use super::Simulator;
+use crate::engine::Time;
+use crate::ftl::idle::Recorded;
 use crate::nand::latency::ProgramMode;
 use crate::nand::NONE;
+
+/// The simulator's bookkeeping of idle-time re-programs (only sized when a task is configured).
+#[derive(Debug, Default)]
+pub(super) struct Reprograms {
+    /// `ftl.rr.preempt`.
+    pub preempt: bool,
+    /// Pre-emption on a device that suspends programs: a running re-program's program is
+    /// suspended for host reads.
+    pub suspend: bool,
+    /// Per chip: the page of its re-program in flight (at most one: a turn starts one on an idle
+    /// chip).
+    in_flight: Vec<Option<Recorded>>,
+    /// Per die: host transactions that arrived while it ran a re-program, and the sum of their
+    /// arrival times (their waits are settled when the die is free of it).
+    waiting: Vec<(u64, Time)>,
+    /// Requests with a re-programmed page, by arrival number.
+    requests: FxHashSet<u64>,
+}
+
+impl Reprograms {
+    pub(super) fn new(preempt: bool, suspend: bool, chips: u32, dies: u32) -> Self {
+        Reprograms { preempt, suspend, in_flight: vec![None; chips as usize], waiting: vec![(0, 0); dies as usize], requests: FxHashSet::default() }
+    }
+}
 
 impl Simulator {
     /// Whether `chip` has nothing running and nothing queued.
@@ -65,7 +100,8 @@ impl Simulator {
     /// next page move.
     pub(super) fn on_chip_idle(&mut self, chip: u32) {
         let Some(task) = self.idle_task.as_mut() else { return };
-        while let Some((lpn, ppn)) = task.next(chip) {
+        while let Some(rec) = task.next(chip) {
+            let (lpn, ppn) = (rec.lpn, rec.ppn);
             let plane = self.layout.plane_of(ppn);
             // [INFER] No re-programming in a plane short of free blocks: it would only feed GC.
             if !self.ftl.still_current(lpn, ppn) || self.ftl.needs_gc(plane) {
@@ -77,8 +113,61 @@ impl Simulator {
             let mut r = Txn::new(TxnKind::GcRead, NONE, lpn, ppn, plane, die, self.page_size as u32, self.now);
             r.mode = ProgramMode::Slow;
             let r = self.txns.insert(r);
+            self.reprograms.in_flight[chip as usize] = Some(rec);
             self.to_tsu(r);
             return;
+        }
+    }
+
+    /// A re-program's read ended on `die` (of `chip`): whether its program may be issued. With
+    /// pre-emption and work queued for the chip, the page goes back to the task for the chip's
+    /// next turn instead.
+    pub(super) fn reprogram_read_done(&mut self, die: u32) -> bool {
+        self.reprogram_settle(die);
+        let chip = self.layout.chip_of_die(die);
+        if !self.reprograms.preempt || self.tsu.queued_on_chip(chip) == 0 {
+            return true;
+        }
+        self.counters.reprograms_preempted += 1;
+        if let (Some(task), Some(rec)) = (self.idle_task.as_mut(), self.reprograms.in_flight[chip as usize].take()) {
+            task.defer(chip, rec);
+        }
+        false
+    }
+
+    /// A re-program's program ended on `die`: count it, and its request.
+    pub(super) fn reprogram_done(&mut self, die: u32) {
+        self.reprogram_settle(die);
+        self.counters.reprograms += 1;
+        let chip = self.layout.chip_of_die(die);
+        if let Some(rec) = self.reprograms.in_flight[chip as usize].take() {
+            if self.reprograms.requests.insert(rec.origin) {
+                self.counters.reprogrammed_requests += 1;
+            }
+        }
+    }
+
+    /// Host transaction `t` reached `die`'s queue: note it if a re-program holds the die (running,
+    /// or suspended for a write, which only the resumption lets through).
+    #[inline]
+    pub(super) fn host_meets_reprogram(&mut self, die: u32, t: TxnId) {
+        let d = &self.flash.dies[die as usize];
+        let running = !d.is_idle() && d.txn() != NONE && self.txns.get(d.txn()).is_reprogram();
+        let held = self.txns.get(t).kind == TxnKind::HostWrite && d.suspended_op().is_some_and(|s| self.txns.get(s).is_reprogram());
+        if running || held {
+            let w = &mut self.reprograms.waiting[die as usize];
+            w.0 += 1;
+            w.1 += self.now;
+        }
+    }
+
+    /// `die` is free of its re-program (it ended, or reached its safe point): settle the waits of
+    /// the host transactions that met it.
+    pub(super) fn reprogram_settle(&mut self, die: u32) {
+        let w = std::mem::take(&mut self.reprograms.waiting[die as usize]);
+        if w.0 > 0 {
+            self.counters.reprogram_host_waits += w.0;
+            self.counters.reprogram_host_wait_ns += w.0 * self.now - w.1;
         }
     }
 }

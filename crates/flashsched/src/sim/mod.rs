@@ -69,6 +69,8 @@ pub enum SimError {
 #[derive(Debug, Clone, Copy)]
 struct Req {
     arrival: Time,
+    /// Its arrival number (0 for the first request of the run).
+    seq: u64,
     dispatched: Time,
     op: Op,
     offset: u64,
@@ -191,6 +193,7 @@ pub struct Simulator {
     idle_task: Option<Box<dyn ftl::idle::IdleTask>>,
     idle_threshold: u64,
     chip_gen: Vec<u32>,
+    reprograms: idle::Reprograms,
     host: Box<dyn HostScheduler>,
     hil: hil::HilSlot,
     tsu: tsu::TsuSlot,
@@ -347,6 +350,11 @@ impl Simulator {
             speed_fixed: program_speed.fixed(),
             program_speed,
             chip_gen: if idle_task.is_some() { vec![0; layout.chips() as usize] } else { Vec::new() },
+            reprograms: if idle_task.is_some() {
+                idle::Reprograms::new(s.ftl.rr_preempt, s.ftl.rr_preempt && s.resolved.bool("device.suspend.program"), layout.chips(), layout.dies())
+            } else {
+                idle::Reprograms::default()
+            },
             idle_task,
             idle_threshold: s.ftl.idle_threshold_ns,
             host: host::build(s),

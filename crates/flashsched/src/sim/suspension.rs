@@ -38,13 +38,20 @@ impl Simulator {
         if self.txns.get(reader).kind != TxnKind::HostRead {
             return;
         }
-        if !self.flash.suspend.for_reads && !self.write_pause_wanted(die, Some(reader)) {
+        if !self.flash.suspend.for_reads && !self.reprogram_suspendable(die) && !self.write_pause_wanted(die, Some(reader)) {
             return;
         }
         let f = &mut self.flash;
         if let Some(from) = f.dies[die as usize].read_queued(&f.suspend, &self.txns.items, self.now) {
             self.suspend_from(die, from);
         }
+    }
+
+    /// A host read reached `die` while it runs a re-program that pre-emption may suspend
+    /// (`sim::idle`).
+    fn reprogram_suspendable(&self, die: u32) -> bool {
+        let lead = self.flash.dies[die as usize].txn();
+        self.reprograms.suspend && lead != NONE && self.txns.get(lead).kind == TxnKind::GcWrite && self.txns.get(lead).is_reprogram()
     }
 
     /// Write pausing (a slack-aware scheduler's, `tsu_pauses`): should the program `die` runs
@@ -102,6 +109,9 @@ impl Simulator {
     /// The die reached its safe point: it is free for reads until it resumes.
     pub(super) fn on_suspended(&mut self, die: u32) {
         self.flash.dies[die as usize].at_safe_point(self.now);
+        if self.idle_task.is_some() {
+            self.reprogram_settle(die);
+        }
         self.die_may_idle(die);
         self.try_start_die(die);
     }

@@ -351,6 +351,13 @@ pub struct DeviceCounters {
     /// Idle-time re-programs (RR) done, and those dropped (the page moved or no free page).
     pub reprograms: u64,
     pub reprograms_dropped: u64,
+    /// Re-programs whose program host work pre-empted (put back for a later turn), requests with
+    /// a re-programmed page, and host transactions that met a running re-program at their die
+    /// with their summed wait until it ended or was suspended (ns).
+    pub reprograms_preempted: u64,
+    pub reprogrammed_requests: u64,
+    pub reprogram_host_waits: u64,
+    pub reprogram_host_wait_ns: u64,
     /// Collections wear leveling asked for, and the valid pages they had to move.
     pub wl_collections: u64,
     pub wl_pages: u64,
@@ -395,6 +402,10 @@ impl DeviceCounters {
             writes_relocated: self.writes_relocated - o.writes_relocated,
             reprograms: self.reprograms - o.reprograms,
             reprograms_dropped: self.reprograms_dropped - o.reprograms_dropped,
+            reprograms_preempted: self.reprograms_preempted - o.reprograms_preempted,
+            reprogrammed_requests: self.reprogrammed_requests - o.reprogrammed_requests,
+            reprogram_host_waits: self.reprogram_host_waits - o.reprogram_host_waits,
+            reprogram_host_wait_ns: self.reprogram_host_wait_ns - o.reprogram_host_wait_ns,
             wl_collections: self.wl_collections - o.wl_collections,
             wl_pages: self.wl_pages - o.wl_pages,
             wl_split_collections: self.wl_split_collections - o.wl_split_collections,

@@ -102,6 +102,11 @@ fn rr_reprograms_a_conflicting_reads_page_slowly_in_idle_time() {
     ); // 541.96, 722.88, 1256.84, 819.307, 79.96 us
     assert_eq!((idle_json["task"].as_str(), idle_json["recorded"].as_u64(), idle_json["reprograms"].as_u64()), (Some("rr"), Some(2), Some(2)));
     assert_eq!(idle_json["reprogram_share"], 0.4);
+    // Pages of two requests (R and R3) were re-programmed; R3 met the running re-program and
+    // waited for it (the device does not suspend programs).
+    assert_eq!(idle_json["reprogrammed_request_share"], 0.4);
+    assert_eq!((idle_json["host_waits"].as_u64(), idle_json["host_wait_mean_ns"].as_u64()), (Some(1), Some(r3_start - 2_500_000)));
+    assert_eq!(idle_json["reprograms_preempted"], 0);
     assert_eq!(modes(&r), [0, 2, 2, 0]);
     // Host reads R, R3 at level 1, R2 at level 0; the two re-programs' reads at level 1.
     assert_eq!(r.json["ssd"]["ldpc"]["reads_per_level"], serde_json::json!([1, 4, 0]));
@@ -142,9 +147,17 @@ fn rr_and_wr_under_gc_keep_every_mapping() {
     let reprograms = j["ssd"]["idle"]["reprograms"].as_u64().unwrap();
     assert!(reprograms > 50, "RR must re-program here: {reprograms}");
     assert!(j["ssd"]["programs_per_mode"]["fast"].as_u64().unwrap() > 0);
+    assert!(j["ssd"]["idle"]["reprograms_preempted"].as_u64().unwrap() > 0, "host I/O must pre-empt re-programs here");
     // Deterministic.
     let again = flashsched::run(&s, &opts, &mut |_| true).unwrap();
     assert_eq!(flashsched::report::without_wall_clock(&r.json), flashsched::report::without_wall_clock(&again.json));
+    // Re-programs suspended for host reads, amid GC: every mapping kept.
+    let suspend = ["device.suspend.program=true", "device.suspend.safe_point=\"ispp\""];
+    let sets: Vec<String> = sets.iter().cloned().chain(suspend.iter().map(|s| s.to_string())).collect();
+    let s = flashsched::config::load(Some("tiny"), None, &sets).unwrap();
+    let r = flashsched::run(&s, &opts, &mut |_| true).unwrap();
+    assert_eq!((r.json["flashsched"]["requests_completed"].as_u64(), r.json["ssd"]["invariants"].as_str()), (Some(4000), Some("ok")));
+    assert!(r.json["ssd"]["program_suspensions"].as_u64().unwrap() > 0, "re-programs must be suspended here");
 }
 
 /// Fig. 1 in a whole run: four normal-programmed pages are written, then, at 50 ms, a write W
@@ -194,4 +207,69 @@ fn figure_2_wr_tags_a_read_that_others_waited_behind() {
     };
     assert_eq!(mode("waited"), [0, 1, 1, 0]);
     assert_eq!(mode("induced"), [0, 0, 2, 0]);
+}
+
+/// The scenario of `rr_reprograms_a_conflicting_reads_page_slowly_in_idle_time` with R3 (a read of
+/// page 2) arriving at `r3_at` during the re-program of page 0, under `extra` settings. Returns
+/// the run, R3's latency and when the re-program's read and program start.
+fn reprogram_met_by_a_read(name: &str, r3_at: u64, extra: &[&str]) -> (RunResult, u64, u64) {
+    let lines = [
+        req(0, 0, PAGE, false),
+        req(0, 0, PAGE, true),
+        req(0, 2 * PAGE, PAGE, false),
+        req(r3_at, 2 * PAGE, PAGE, true),
+        req(10_000_000, 0, PAGE, true),
+    ];
+    let mut sets = vec![ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", "ftl.read_conflict=\"waited\"", "ftl.idle_task=\"rr\""];
+    sets.extend_from_slice(extra);
+    let r = run_lines("tiny", name, &lines, &sets);
+    assert_eq!(r.json["ssd"]["invariants"], "ok");
+    let a = CMD + XFER + PROG_NORMAL;
+    let b_done = a + READ_1 + CMD + XFER + PROG_NORMAL;
+    let reprogram_read = b_done + 1_000_000;
+    let l = latencies(&r);
+    // R2 reads page 0 at level 0 in every case: its re-program happened, at once or later.
+    assert_eq!(l[4], CMD + 30_000 + XFER + DECODE);
+    (r, l[3], reprogram_read)
+}
+
+const READ_1: u64 = CMD + SENSE_1 + 2 * XFER;
+
+#[test]
+fn host_io_preempts_a_reprogram_whose_program_has_not_started() {
+    // R3 arrives during the re-program's read: the read ends, R3 runs, and page 0's program is put
+    // back for the chip's next idle turn (after R3: page 0, then page 2, which R3 recorded).
+    let at = 2_300_000;
+    let (r, r3, read_start) = reprogram_met_by_a_read("rr-preempt", at, &[]);
+    let read_end = read_start + READ_1;
+    assert_eq!(r3, read_end - at + READ_1 + DECODE);
+    let idle = &r.json["ssd"]["idle"];
+    assert_eq!((idle["reprograms_preempted"].as_u64(), idle["reprograms"].as_u64()), (Some(1), Some(2)));
+    assert_eq!((idle["host_waits"].as_u64(), idle["host_wait_mean_ns"].as_u64()), (Some(1), Some(read_end - at)));
+    // Pre-emption off: the program is queued when the read ends, behind R3 (FIFO), and runs after
+    // it instead of going back to the record queue.
+    let (r, r3_kept, _) = reprogram_met_by_a_read("rr-no-preempt", at, &["ftl.rr.preempt=false"]);
+    assert_eq!(r3_kept, r3);
+    let idle = &r.json["ssd"]["idle"];
+    assert_eq!((idle["reprograms_preempted"].as_u64(), idle["reprograms"].as_u64()), (Some(0), Some(2)));
+}
+
+#[test]
+fn a_running_reprogram_is_suspended_for_a_host_read_at_an_ispp_boundary() {
+    // The device suspends programs (at ISPP iteration ends); host programs are not suspended for
+    // reads (tsu.suspend_for_reads stays off), re-programs are. The slow program runs
+    // ceil(10 x 0.30 / 0.225) = 14 iterations of 666.667 / 14 us; R3 arrives 28.28 us into the
+    // first, so the die is free for it at the end of that iteration.
+    let at = 2_500_000;
+    let ispp = ["device.suspend.program=true", "device.suspend.safe_point=\"ispp\""];
+    let (r, r3, read_start) = reprogram_met_by_a_read("rr-suspend", at, &ispp);
+    let program_start = read_start + READ_1 + CMD + XFER;
+    let safe_point = program_start + PROG_SLOW / 14;
+    assert_eq!(r3, safe_point - at + READ_1 + DECODE);
+    let j = &r.json["ssd"];
+    assert_eq!((j["program_suspensions"].as_u64(), j["idle"]["reprograms"].as_u64()), (Some(1), Some(2)));
+    assert_eq!(j["idle"]["host_wait_mean_ns"].as_u64(), Some(safe_point - at));
+    // Without pre-emption the same device lets R3 wait for the whole program.
+    let (_, r3, _) = reprogram_met_by_a_read("rr-suspend-off", at, &[ispp[0], ispp[1], "ftl.rr.preempt=false"]);
+    assert_eq!(r3, program_start + PROG_SLOW - at + READ_1 + DECODE);
 }

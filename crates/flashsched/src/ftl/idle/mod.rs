@@ -21,17 +21,30 @@ pub struct ReadSeen {
     pub ppn: Ppn,
     /// The LDPC level it was sensed at (0: fast read, the slow-programmed pages).
     pub level: u8,
-    /// It waited for its chip.
+    /// It counts as conflicting (`ftl.read_conflict`).
     pub conflicted: bool,
+    /// The host request it belongs to, by arrival number (re-programs are reported per request).
+    pub origin: u64,
+}
+
+/// A page an idle task hands out to re-program: its logical page, the physical page it was
+/// recorded at (the caller drops it if the page has moved since) and the request that recorded it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    pub lpn: Lpn,
+    pub ppn: Ppn,
+    pub origin: u64,
 }
 
 pub trait IdleTask: Send {
     fn name(&self) -> &'static str;
     /// A host read finished on the chip.
     fn on_read(&mut self, r: ReadSeen);
-    /// The next page to re-program on idle `chip`, if any: its logical page and the physical page
-    /// it was recorded at (the caller drops it if the page has moved since).
-    fn next(&mut self, chip: u32) -> Option<(Lpn, Ppn)>;
+    /// The next page to re-program on idle `chip`, if any.
+    fn next(&mut self, chip: u32) -> Option<Recorded>;
+    /// Put back a page `next` handed out whose re-program host work pre-empted: it is the first
+    /// `next` hands out on the chip again.
+    fn defer(&mut self, chip: u32, r: Recorded);
     /// Whether `next` would hand out a page for `chip` (turns are only scheduled then).
     fn has_work(&self, chip: u32) -> bool;
     /// Counters for the output.

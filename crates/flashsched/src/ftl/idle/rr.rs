@@ -13,11 +13,11 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
-use super::{IdleReport, IdleTask, ReadSeen};
-use crate::nand::{Lpn, Ppn};
+use super::{IdleReport, IdleTask, ReadSeen, Recorded};
+use crate::nand::Ppn;
 
 pub struct Rr {
-    queues: Vec<VecDeque<(Lpn, Ppn)>>,
+    queues: Vec<VecDeque<Recorded>>,
     queued: FxHashSet<Ppn>,
     cap: usize,
     report: IdleReport,
@@ -48,15 +48,22 @@ impl IdleTask for Rr {
             self.report.record_overflows += 1;
             return;
         }
-        q.push_back((r.lpn, r.ppn));
+        q.push_back(Recorded { lpn: r.lpn, ppn: r.ppn, origin: r.origin });
         self.queued.insert(r.ppn);
         self.report.recorded += 1;
     }
 
-    fn next(&mut self, chip: u32) -> Option<(Lpn, Ppn)> {
-        let (lpn, ppn) = self.queues[chip as usize].pop_front()?;
-        self.queued.remove(&ppn);
-        Some((lpn, ppn))
+    fn next(&mut self, chip: u32) -> Option<Recorded> {
+        let r = self.queues[chip as usize].pop_front()?;
+        self.queued.remove(&r.ppn);
+        Some(r)
+    }
+
+    fn defer(&mut self, chip: u32, r: Recorded) {
+        // Not bounded by `cap`: the page just left this queue.
+        if self.queued.insert(r.ppn) {
+            self.queues[chip as usize].push_front(r);
+        }
     }
 
     fn has_work(&self, chip: u32) -> bool {
@@ -71,9 +78,14 @@ impl IdleTask for Rr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nand::Lpn;
 
     fn read(lpn: Lpn, level: u8, conflicted: bool) -> ReadSeen {
-        ReadSeen { chip: 0, lpn, ppn: 100 + lpn, level, conflicted }
+        ReadSeen { chip: 0, lpn, ppn: 100 + lpn, level, conflicted, origin: 7 * lpn as u64 }
+    }
+
+    fn rec(lpn: Lpn) -> Option<Recorded> {
+        Some(Recorded { lpn, ppn: 100 + lpn, origin: 7 * lpn as u64 })
     }
 
     #[test]
@@ -84,7 +96,7 @@ mod tests {
         for r in [read(1, 0, true), read(2, 2, true), read(3, 1, true), read(4, 2, false)] {
             rr.on_read(r);
         }
-        assert_eq!((rr.next(0), rr.next(0), rr.next(0)), (Some((2, 102)), Some((3, 103)), None));
+        assert_eq!((rr.next(0), rr.next(0), rr.next(0)), (rec(2), rec(3), None));
         assert_eq!(rr.report().recorded, 2);
     }
 
@@ -96,8 +108,19 @@ mod tests {
         }
         assert_eq!(rr.report(), IdleReport { recorded: 2, record_overflows: 1 });
         assert_eq!(rr.next(1), None, "queues are per chip");
-        assert_eq!(rr.next(0), Some((1, 101)));
+        assert_eq!(rr.next(0), rec(1));
         rr.on_read(read(1, 1, true)); // it left the queue: it may be recorded again
         assert_eq!(rr.report().recorded, 3);
+    }
+
+    #[test]
+    fn a_deferred_page_comes_back_first() {
+        let mut rr = Rr::new(1, 2);
+        rr.on_read(read(1, 1, true));
+        rr.on_read(read(2, 1, true));
+        let first = rr.next(0).unwrap();
+        rr.defer(0, first);
+        assert_eq!((rr.next(0), rr.next(0), rr.next(0)), (rec(1), rec(2), None));
+        assert_eq!(rr.report().recorded, 2, "a deferral is not a new recording");
     }
 }
