@@ -29,3 +29,20 @@ def mean_ci(values: Any) -> tuple[float, float, int]:
         return mean, float("nan"), n
     sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
     return mean, _T975.get(n - 1, 1.96) * sd / math.sqrt(n), n
+
+
+def windows_as_seeds(runs: "Any", kinds: dict[str, str]) -> tuple["Any", dict[str, str]]:
+    """Replicates of a deterministic trace replay: workloads named ``TRACE/K`` are windows of one
+    trace (its K-th slice, replayed alone), and K stands in for the seed, so that comparisons pair
+    policies within a window and give the mean and interval over windows. Runs of more than one
+    seed are refused: a window and a seed cannot both be the replicate. ``kinds`` (workload name:
+    kind) is keyed by trace instead."""
+    if runs["seed"].nunique() > 1:
+        raise ValueError("replicates = \"windows\" needs one seed: trace windows are the replicates")
+    names = runs["workload"].astype(str)
+    if not names.str.contains("/").all():
+        bad = sorted(set(names[~names.str.contains("/")]))
+        raise ValueError(f"replicates = \"windows\" needs workloads named TRACE/WINDOW; not: {', '.join(bad)}")
+    parts = names.str.rsplit("/", n=1)
+    runs = runs.assign(workload=parts.str[0], seed=parts.str[1])
+    return runs, {w.rsplit("/", 1)[0]: k for w, k in kinds.items()}

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 from . import _core, calibrate, plot, report
-from .intervals import mean_ci
+from .intervals import mean_ci, windows_as_seeds
 from .sweeps import Spec, sweep
 
 if TYPE_CHECKING:
@@ -268,7 +268,8 @@ def _knee(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd
 def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "pd.DataFrame":
     """Each of ``targets`` as a percentage of each of ``against`` (values of column ``by``), per
     workload and, with ``across``, per value of that column too; the ratio is taken per seed
-    (paired) and given as the mean and 95% interval over seeds. A ``mean`` row per (target,
+    (paired) and given as the mean and 95% interval over seeds (over windows of a trace with
+    ``replicates = "windows"``, :func:`windows_as_seeds`). A ``mean`` row per (target,
     against, across) averages the per-workload ratios within each seed first, then over seeds: the
     papers' "on average". ``where`` filters the runs; ``paper_values`` entries (``value`` plus any of
     ``target``, ``against``, ``across``, ``workload``, default ``mean``) are matched to rows."""
@@ -276,6 +277,8 @@ def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "p
 
     for k, v in cmp.get("where", {}).items():
         ok = ok[ok[k] == v]
+    if cmp.get("replicates") == "windows":
+        ok, kinds = windows_as_seeds(ok, kinds)
     by, metric, across = cmp["by"], cmp["metric"], cmp.get("across")
     index = ["seed", "workload"] + ([across] if across else [])
     t = _per_seed(ok, index, by, metric)

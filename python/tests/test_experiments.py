@@ -498,3 +498,22 @@ def test_vios_full_drive_example_shows_what_its_section_says() -> None:
     assert t.loc["vios-overfill-0.5", "writes_placed_elsewhere"] > 1000 and t.loc["vios-overfill-0.5", "writes_at_fill_limit"] > 0
     # The moves cost write amplification on a full drive.
     assert t.loc["vios-overfill-0.5", "write_amplification"] > t.loc["vios-overfill-0", "write_amplification"]
+
+
+def test_trace_windows_are_the_replicates_of_a_ratio() -> None:
+    # Two windows of one trace, one seed: RR's ratio is paired within each window (90%, 110%), and
+    # the row gives the mean and interval over the windows.
+    rows = [("t/1", "traditional", 100.0), ("t/1", "rr", 90.0), ("t/2", "traditional", 200.0), ("t/2", "rr", 220.0)]
+    table = pd.DataFrame([{"seed": 1, "workload": w, "variant": v, "status": "ok", "read_lat_mean_ns": x} for w, v, x in rows])
+    exp = {"sweep": {"workloads": [{"name": "t/1", "trace": "x"}, {"name": "t/2", "trace": "x"}]},
+           "compare": [{"kind": "ratio", "metric": "read_lat_mean_ns", "by": "variant", "replicates": "windows",
+                        "targets": ["rr"], "against": ["traditional"]}]}
+    cmp = reproduce.comparison(exp, table)
+    row = cmp[cmp["workload"] == "t"].iloc[0]
+    assert (row["flashsched"], row["seeds"], row["workload_kind"]) == (100.0, 2, "real trace")
+    assert row["ci95"] == pytest.approx(12.706 * 10, rel=1e-3)  # t(1) x sd 14.14 / sqrt(2)
+    # A window and a seed cannot both be the replicate; names must say the window.
+    with pytest.raises(ValueError, match="needs one seed"):
+        reproduce.comparison(exp, pd.concat([table, table.assign(seed=2)]))
+    with pytest.raises(ValueError, match="TRACE/WINDOW"):
+        reproduce.comparison(exp, table.assign(workload="t"))
