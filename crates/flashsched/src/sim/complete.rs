@@ -48,6 +48,8 @@ impl Simulator {
         self.tsu.begin_measurement();
         self.chan_snapshot = self.flash.channels.iter().map(|c| c.busy_ns()).collect();
         self.die_snapshot = self.flash.dies.iter().map(|d| d.busy_ns()).collect();
+        // Requests with a re-programmed page are counted anew over the measured window.
+        self.reprograms.begin_measurement();
     }
 
     pub(super) fn complete_host_txn(&mut self, t: TxnId) {

@@ -25,22 +25,36 @@ use crate::nand::NONE;
 pub(super) struct Reprograms {
     /// `ftl.rr.preempt`.
     pub preempt: bool,
-    /// Pre-emption on a device that suspends programs: a running re-program's program is
-    /// suspended for host reads.
+    /// Pre-emption on a device that suspends programs, under a transaction scheduler that does not
+    /// pause programs itself (Slacker's write pausing serves only the reads of its own pauses): a
+    /// running re-program's program is suspended for host reads.
     pub suspend: bool,
     /// Per chip: the page of its re-program in flight (at most one: a turn starts one on an idle
     /// chip).
     in_flight: Vec<Option<Recorded>>,
-    /// Per die: host transactions that arrived while it ran a re-program, and the sum of their
-    /// arrival times (their waits are settled when the die is free of it).
-    waiting: Vec<(u64, Time)>,
+    /// Per die: the host transactions that arrived while it ran a re-program, with their arrival
+    /// times, and when the re-program reached its suspension's safe point (if it did).
+    waiting: Vec<Vec<(TxnId, Time)>>,
+    safe_at: Vec<Time>,
     /// Requests with a re-programmed page, by arrival number.
     requests: FxHashSet<u64>,
 }
 
 impl Reprograms {
     pub(super) fn new(preempt: bool, suspend: bool, chips: u32, dies: u32) -> Self {
-        Reprograms { preempt, suspend, in_flight: vec![None; chips as usize], waiting: vec![(0, 0); dies as usize], requests: FxHashSet::default() }
+        Reprograms {
+            preempt,
+            suspend,
+            in_flight: vec![None; chips as usize],
+            waiting: vec![Vec::new(); dies as usize],
+            safe_at: vec![0; dies as usize],
+            requests: FxHashSet::default(),
+        }
+    }
+
+    /// The measured window starts: requests are counted anew.
+    pub(super) fn begin_measurement(&mut self) {
+        self.requests.clear();
     }
 }
 
@@ -123,7 +137,7 @@ impl Simulator {
     /// pre-emption and work queued for the chip, the page goes back to the task for the chip's
     /// next turn instead.
     pub(super) fn reprogram_read_done(&mut self, die: u32) -> bool {
-        self.reprogram_settle(die);
+        self.reprogram_settle(die, self.now);
         let chip = self.layout.chip_of_die(die);
         if !self.reprograms.preempt || self.tsu.queued_on_chip(chip) == 0 {
             return true;
@@ -137,7 +151,7 @@ impl Simulator {
 
     /// A re-program's program ended on `die`: count it, and its request.
     pub(super) fn reprogram_done(&mut self, die: u32) {
-        self.reprogram_settle(die);
+        self.reprogram_settle(die, self.now);
         self.counters.reprograms += 1;
         let chip = self.layout.chip_of_die(die);
         if let Some(rec) = self.reprograms.in_flight[chip as usize].take() {
@@ -155,19 +169,34 @@ impl Simulator {
         let running = !d.is_idle() && d.txn() != NONE && self.txns.get(d.txn()).is_reprogram();
         let held = self.txns.get(t).kind == TxnKind::HostWrite && d.suspended_op().is_some_and(|s| self.txns.get(s).is_reprogram());
         if running || held {
-            let w = &mut self.reprograms.waiting[die as usize];
-            w.0 += 1;
-            w.1 += self.now;
+            self.reprograms.waiting[die as usize].push((t, self.now));
         }
     }
 
-    /// `die` is free of its re-program (it ended, or reached its safe point): settle the waits of
-    /// the host transactions that met it.
-    pub(super) fn reprogram_settle(&mut self, die: u32) {
-        let w = std::mem::take(&mut self.reprograms.waiting[die as usize]);
-        if w.0 > 0 {
-            self.counters.reprogram_host_waits += w.0;
-            self.counters.reprogram_host_wait_ns += w.0 * self.now - w.1;
+    /// `die`'s re-program reached its suspension's safe point: the reads it serves now waited
+    /// for it until then (`reprogram_read_served`).
+    pub(super) fn reprogram_suspended(&mut self, die: u32) {
+        self.reprograms.safe_at[die as usize] = self.now;
+    }
+
+    /// Host read `t` starts on `die` while the die holds a suspended re-program: if it met the
+    /// re-program, its wait for it ended at the safe point.
+    pub(super) fn reprogram_read_served(&mut self, die: u32, t: TxnId) {
+        let w = &mut self.reprograms.waiting[die as usize];
+        if let Some(i) = w.iter().position(|&(x, _)| x == t) {
+            let (_, arrived) = w.swap_remove(i);
+            let safe_at = self.reprograms.safe_at[die as usize];
+            self.counters.reprogram_host_waits += 1;
+            self.counters.reprogram_host_wait_ns += safe_at.saturating_sub(arrived);
+        }
+    }
+
+    /// `die`'s re-program ended (its read or its program) at `end`: the host transactions that
+    /// met it and were not served during a suspension waited for it until then.
+    fn reprogram_settle(&mut self, die: u32, end: Time) {
+        for (_, arrived) in self.reprograms.waiting[die as usize].drain(..) {
+            self.counters.reprogram_host_waits += 1;
+            self.counters.reprogram_host_wait_ns += end - arrived;
         }
     }
 }

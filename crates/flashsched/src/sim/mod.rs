@@ -351,7 +351,9 @@ impl Simulator {
             program_speed,
             chip_gen: if idle_task.is_some() { vec![0; layout.chips() as usize] } else { Vec::new() },
             reprograms: if idle_task.is_some() {
-                idle::Reprograms::new(s.ftl.rr_preempt, s.ftl.rr_preempt && s.resolved.bool("device.suspend.program"), layout.chips(), layout.dies())
+                // (A scheduler that pauses programs serves only the reads of its own pauses.)
+                let suspend = s.ftl.rr_preempt && s.resolved.bool("device.suspend.program") && !tsu.pauses_programs();
+                idle::Reprograms::new(s.ftl.rr_preempt, suspend, layout.chips(), layout.dies())
             } else {
                 idle::Reprograms::default()
             },

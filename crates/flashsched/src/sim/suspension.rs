@@ -17,6 +17,9 @@ impl Simulator {
     pub(super) fn serve_suspended(&mut self, die: u32, more: bool) {
         match if more { self.tsu.next_read(die, &self.txns.items) } else { None } {
             Some(t) => {
+                if self.idle_task.is_some() {
+                    self.reprogram_read_served(die, t);
+                }
                 self.start_txn(die, t);
                 // Each read of a multi-plane command uses the suspension's budget. A stale GC read
                 // is dropped instead of started, and dropping it may queue the victim's erase,
@@ -110,7 +113,7 @@ impl Simulator {
     pub(super) fn on_suspended(&mut self, die: u32) {
         self.flash.dies[die as usize].at_safe_point(self.now);
         if self.idle_task.is_some() {
-            self.reprogram_settle(die);
+            self.reprogram_suspended(die);
         }
         self.die_may_idle(die);
         self.try_start_die(die);

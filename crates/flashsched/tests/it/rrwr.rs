@@ -271,5 +271,35 @@ fn a_running_reprogram_is_suspended_for_a_host_read_at_an_ispp_boundary() {
     assert_eq!(j["idle"]["host_wait_mean_ns"].as_u64(), Some(safe_point - at));
     // Without pre-emption the same device lets R3 wait for the whole program.
     let (_, r3, _) = reprogram_met_by_a_read("rr-suspend-off", at, &[ispp[0], ispp[1], "ftl.rr.preempt=false"]);
-    assert_eq!(r3, program_start + PROG_SLOW - at + READ_1 + DECODE);
+    let whole = program_start + PROG_SLOW - at + READ_1 + DECODE;
+    assert_eq!(r3, whole);
+    // Slacker pauses programs by its own rule and serves only its own pauses' reads: re-programs
+    // are not suspended for others' (a suspension would serve nothing).
+    let slacker = [ispp[0], ispp[1], "tsu.scheduler=\"slacker\""];
+    let (r, r3, _) = reprogram_met_by_a_read("rr-slacker", at, &slacker);
+    assert_eq!((r3, r.json["ssd"]["program_suspensions"].as_u64()), (whole, Some(0)));
+    assert_eq!(r.json["ssd"]["idle"]["host_wait_mean_ns"].as_u64(), Some(program_start + PROG_SLOW - at));
+}
+
+#[test]
+fn a_write_that_meets_a_suspended_reprogram_waits_until_it_ends() {
+    // As above, plus a write W (page 6) arriving at 2.510 ms, before the safe point: the suspended
+    // die serves R3, then resumes the program (10 us resume overhead); W waits for its end.
+    let lines = [
+        req(0, 0, PAGE, false),
+        req(0, 0, PAGE, true),
+        req(0, 2 * PAGE, PAGE, false),
+        req(2_500_000, 2 * PAGE, PAGE, true),
+        req(2_510_000, 6 * PAGE, PAGE, false),
+    ];
+    let sets = [ONE_DIE[0], ONE_DIE[1], "device.ldpc.enabled=true", "device.program_mode=\"normal\"", "ftl.read_conflict=\"waited\"", "ftl.idle_task=\"rr\"", "device.suspend.program=true", "device.suspend.safe_point=\"ispp\""];
+    let r = run_lines("tiny", "rr-suspend-write", &lines, &sets);
+    let b_done = CMD + XFER + PROG_NORMAL + READ_1 + CMD + XFER + PROG_NORMAL;
+    let program_start = b_done + 1_000_000 + READ_1 + CMD + XFER;
+    let safe_point = program_start + PROG_SLOW / 14;
+    let end = safe_point + READ_1 + (program_start + PROG_SLOW - safe_point) + 10_000;
+    assert_eq!(latencies(&r)[4], end - 2_510_000 + CMD + XFER + PROG_NORMAL);
+    let idle = &r.json["ssd"]["idle"];
+    assert_eq!(idle["host_waits"].as_u64(), Some(2));
+    assert_eq!(idle["host_wait_mean_ns"].as_u64(), Some(((safe_point - 2_500_000) + (end - 2_510_000)) / 2));
 }
