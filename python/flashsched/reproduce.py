@@ -15,8 +15,9 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from . import _core, calibrate, plot, report
+from . import _core, calibrate, paired, plot, report
 from .intervals import mean_ci, windows_as_seeds
+from .paired import paired_shares  # noqa: F401  (part of this module's interface)
 from .sweeps import Spec, sweep
 
 if TYPE_CHECKING:
@@ -311,79 +312,37 @@ def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "p
     return pd.DataFrame(rows)
 
 
-SHARES = ("improved", "unchanged", "worse")
-
-
-def paired_shares(base: Any, other: Any) -> dict[str, float]:
-    """Percentages of requests whose latency under ``other`` is lower than, equal to (to the
-    nanosecond) and higher than under ``base``: arrays of the same requests in the same order."""
-    import numpy as np
-
-    if len(base) != len(other):
-        raise ValueError(f"the runs measured different requests ({len(base)} and {len(other)}): "
-                         "a paired comparison needs the same workload and seed")
-    if not len(base):  # no request measured: no shares (not 100% unchanged)
-        return {s: float("nan") for s in SHARES}
-    n = len(base)
-    improved = 100.0 * float(np.count_nonzero(other < base)) / n
-    worse = 100.0 * float(np.count_nonzero(other > base)) / n
-    return {"improved": improved, "unchanged": 100.0 - improved - worse, "worse": worse}
-
-
 def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], results: Path) -> "pd.DataFrame":
-    """Request by request (Slacker Figs. 8-10 (c)): per workload and target policy, the shares of
-    requests it made faster, left unchanged and made slower than the ``baseline`` policy (values
-    of column ``by``) on the same workload and seed; mean and 95% interval over seeds, and a
-    ``mean`` row over workloads. ``paper_values`` entries (``value``, ``share``, and optionally
-    ``target`` and ``workload``, default ``mean``) are matched to rows."""
-    import numpy as np
+    """Request by request (Slacker Figs. 8-10 (c), :mod:`flashsched.paired`): per workload, target
+    policy and tolerance (``tolerances``, default exact), the shares of requests it made faster,
+    left unchanged and made slower than the ``baseline`` policy (values of column ``by``) on the
+    same workload and seed; mean and 95% interval over seeds, and a ``mean`` row over workloads.
+    ``paper_values`` entries (``value``, ``share``, and optionally ``target``, ``workload``,
+    default ``mean``, and ``tolerance``, default every one) are matched to rows."""
     import pandas as pd
 
-    from .output import atomic_write_text
+    swept = [c for c in report.swept(ok) if c not in ("seed", "workload", cmp["by"])]
     from .sweeps import latency_dir, paired_cache
 
-    latencies, cache_path = latency_dir(results), paired_cache(results)
-    cache: dict[tuple[str, str], dict[str, float]] = {}
-    if cache_path.exists():
-        for r in pd.read_csv(cache_path, dtype={"base_run": str, "target_run": str}).to_dict("records"):
-            cache[(r["base_run"], r["target_run"])] = {s: float(r[s]) for s in SHARES}
-    by, base = cmp["by"], cmp["baseline"]
-    swept = [c for c in report.swept(ok) if c not in ("seed", "workload", by)]
-    found: list[dict[str, Any]] = []
-    for key, g in ok.groupby(["workload", "seed", *swept], sort=False, dropna=False):
-        ids = dict(zip(g[by].astype(str), g["run_id"].astype(str)))
-        if str(base) not in ids:
-            continue
-        b_id = ids[str(base)]
-        for t in cmp["targets"]:
-            if str(t) not in ids:
-                continue
-            pair = (b_id, ids[str(t)])
-            if pair not in cache:
-                # Computed once from the runs' latencies, then kept: the latencies may go.
-                cache[pair] = paired_shares(np.load(latencies / f"{pair[0]}.npy"), np.load(latencies / f"{pair[1]}.npy"))
-            found += [{"workload": key[0], "seed": key[1], "target": t, "share": s, "pct": v} for s, v in cache[pair].items()]
-    rows_out = [{"base_run": k[0], "target_run": k[1], **v} for k, v in sorted(cache.items())]
-    atomic_write_text(cache_path, pd.DataFrame(rows_out, columns=["base_run", "target_run", *SHARES]).to_csv(index=False, lineterminator="\n"))
-    if not found:
-        return pd.DataFrame()
-    per = pd.DataFrame(found)
+    per = paired.collect(cmp, ok, latency_dir(results), paired_cache(results), swept)
     rows = []
-    for (t, s), g in per.groupby(["target", "share"], sort=False):
+    for (t, tol, s), g in per.groupby(["target", "tolerance", "share"], sort=False) if len(per) else []:
         for wl, w in g.groupby("workload", sort=False):
-            rows.append(_paired_row(cmp, kinds.get(str(wl), "?"), str(wl), t, s, w["pct"]))
-        rows.append(_paired_row(cmp, "all workloads", "mean", t, s, g.groupby("seed")["pct"].mean()))
+            rows.append(_paired_row(cmp, kinds.get(str(wl), "?"), str(wl), t, s, tol, w["pct"]))
+        rows.append(_paired_row(cmp, "all workloads", "mean", t, s, tol, g.groupby("seed")["pct"].mean()))
     return pd.DataFrame(rows)
 
 
-def _paired_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, share: str, values: "pd.Series") -> dict[str, Any]:
+def _paired_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, share: str, tol: float,
+                values: "pd.Series") -> dict[str, Any]:
     paper = None
     for p in cmp.get("paper_values", []):
         if (p.get("workload", "mean") == wl and p.get("share") == share
-                and str(p.get("target", target)) == str(target)):
+                and str(p.get("target", target)) == str(target) and float(p.get("tolerance", tol)) == tol):
             paper = p["value"]
-    return _row(cmp, {wl: kind}, wl, f"requests {share} by {target} vs {cmp['baseline']} (%)", paper, values,
-                target=target, share=share)
+    within = f", unchanged within {tol:.0%}" if tol else ""
+    return _row(cmp, {wl: kind}, wl, f"requests {share} by {target} vs {cmp['baseline']} (%){within}", paper, values,
+                target=target, share=share, tolerance=tol)
 
 
 def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any, across_value: Any,
@@ -697,6 +656,8 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
         rows.to_csv(stem.with_suffix(".csv"), index=False)
     elif kind == "share_bars":
         rows = cmp[cmp["share"].notna()] if len(cmp) and "share" in cmp else cmp
+        if len(rows) and "tolerance" in rows:
+            rows = rows[rows["tolerance"] == float(spec.get("tolerance", 0.0))]
         if not len(rows):
             return
         rows = rows[rows["workload"] != "mean"]

@@ -251,19 +251,15 @@ def latency_dir(output: Path) -> Path:
 
 def paired_cache(output: Path) -> Path:
     """Where the request-by-request comparisons of a sweep's runs are kept (a CSV with columns
-    ``base_run``, ``target_run``, ``improved``, ``unchanged``, ``worse``)."""
+    ``base_run``, ``target_run``, ``tolerance``, ``improved``, ``unchanged``, ``worse``)."""
     return output.with_name(output.stem + ".paired.csv")
 
 
 def _paired_runs(output: Path) -> set[str]:
-    """Run ids whose request-by-request comparisons are already kept."""
-    path = paired_cache(output)
-    if not path.exists():
-        return set()
-    import csv
+    """Run ids whose request-by-request comparisons are already kept, at every tolerance."""
+    from .paired import compared_runs
 
-    with path.open() as f:
-        return {r for row in csv.DictReader(f) for r in (row["base_run"], row["target_run"])}
+    return compared_runs(paired_cache(output))
 
 
 def _save_latencies(path: Path, columns: dict[str, list[Any]]) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 import flashsched
 from flashsched import plot, profiles, report, reproduce
+from flashsched import paired
 from flashsched import sweeps as sw
 from conftest import cli
 
@@ -405,6 +406,9 @@ def test_paired_shares_by_hand() -> None:
     assert reproduce.paired_shares(base, np.array([9, 20, 31, 40])) == {"improved": 25.0, "unchanged": 50.0, "worse": 25.0}
     with pytest.raises(ValueError, match="different requests"):
         reproduce.paired_shares(base, base[:3])
+    # Within 5% of the base latency counts as unchanged: 9 of 10 is 10% faster, 31 of 30 3% slower.
+    assert reproduce.paired_shares(base, np.array([9, 20, 31, 40]), 0.05) == {"improved": 25.0, "unchanged": 75.0, "worse": 0.0}
+    assert reproduce.paired_shares(base, np.array([9, 20, 31, 40]), 0.1) == {"improved": 0.0, "unchanged": 100.0, "worse": 0.0}
 
 
 def test_keep_latencies_needs_an_output_and_reruns_what_lost_them(tmp_path: Path) -> None:
@@ -437,12 +441,19 @@ def test_reproduce_slacker_quick(tmp_path: Path) -> None:
     w = pd.read_parquet(out / "slacker-write" / "results.parquet").set_index("variant")
     assert (w["status"] == "ok").all()
     assert w.loc["slacker", "requests_wbyp_share"] > 0 and w.loc["slacker", "requests_wp_share"] > 0
-    assert pd.isna(w.loc["baseline", "requests_wbyp_share"]) and w.loc["baseline", "write_slack_mean_ns"] > 0
+    # The baseline runs the estimator (frfcfs+est) and reorders nothing: Fig. 7's error is its own.
+    assert w.loc["baseline", "requests_wbyp_share"] == 0 and w.loc["baseline", "write_slack_mean_ns"] > 0
+    assert pd.notna(w.loc["baseline", "estimate_relative_mean_error"])
+    assert w.loc["baseline", "write_drain_picks"] == 0, "the write queue never drains at these loads"
     r = pd.read_parquet(out / "slacker-read" / "results.parquet").set_index("variant")
     assert r.loc["rbyp", "requests_rbyp_share"] > 0
     shares = cmp[cmp["share"].notna() & (cmp["workload"] == "prxy0")]
-    for target, g in shares.groupby("target"):
-        assert abs(g["flashsched"].sum() - 100) < 0.5, (target, g)
+    assert sorted(set(shares["tolerance"])) == [0.0, 0.01, 0.05]
+    for (target, tol), g in shares.groupby(["target", "tolerance"]):
+        assert abs(g["flashsched"].sum() - 100) < 0.5, (target, tol, g)
+    # A wider band leaves more requests unchanged and fewer slower.
+    by_tol = shares[shares["target"] == "slacker"].set_index(["tolerance", "share"])["flashsched"]
+    assert by_tol[(0.05, "unchanged")] >= by_tol[(0.0, "unchanged")] and by_tol[(0.05, "worse")] <= by_tol[(0.0, "worse")]
     assert cmp[(cmp["share"] == "improved") & (cmp["target"] == "slacker")]["flashsched"].max() > 0
     # The latencies kept for the paired shares are gone once they are written; the figure exists.
     assert not (out / "slacker-write" / "results.latencies").exists()
@@ -460,7 +471,9 @@ def test_paired_comparisons_are_kept_so_a_rerun_redoes_nothing(tmp_path: Path) -
     reproduce._run("slacker-read", exp, spec, out, workers=1, cluster=None, progress=False)
     first = pd.read_csv(out / "comparison.csv")
     cache = pd.read_csv(out / "results.paired.csv")
-    assert len(cache) == 5 and not (out / "results.latencies").exists()
+    # Five pairs, each at every tolerance.
+    assert len(cache) == 5 * len(paired.TOLERANCES) and not (out / "results.latencies").exists()
+    assert sorted(set(cache["tolerance"])) == sorted(paired.TOLERANCES)
     assert ((cache["improved"] + cache["unchanged"] + cache["worse"] - 100).abs() < 1e-9).all()
     calls = []
     reproduce._run("slacker-read", exp, spec, out, workers=1, cluster=None,

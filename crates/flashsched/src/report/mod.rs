@@ -410,6 +410,8 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     for m in ["rbyp", "wbyp", "wp"] {
         row.push((format!("requests_{m}_share"), ssd["tsu"][format!("requests_{m}_share")].clone()));
     }
+    // FR-FCFS (and the slack-aware schedulers built on it): writes its drain put before a read.
+    row.push(("write_drain_picks".into(), ssd["tsu"]["write_drain_picks"].clone()));
     // Programs per mode (null unless some page was programmed in an explicit mode) and page reads
     // per LDPC level (null without LDPC, or beyond the configured levels): whether WR and RR had
     // a choice, in the table.

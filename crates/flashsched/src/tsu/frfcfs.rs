@@ -47,6 +47,9 @@ pub struct FrFcfs {
     /// chip-state questions of VIOS, WR and the idle-time task).
     chip_n: Vec<u32>,
     chip_w: Vec<u32>,
+    /// Writes taken first because the write queue was over alpha while a read for the same die
+    /// waited (the drain engaged), since measurement began.
+    drain_picks: u64,
 }
 
 impl FrFcfs {
@@ -64,7 +67,13 @@ impl FrFcfs {
             aside_die: vec![0; dies],
             chip_n: vec![0; chips],
             chip_w: vec![0; chips],
+            drain_picks: 0,
         }
+    }
+
+    /// Writes the drain rule put before a waiting read of their die (`ssd.tsu.write_drain_picks`).
+    pub fn drain_picks(&self) -> u64 {
+        self.drain_picks
     }
 
     /// `n` transactions joined `die`'s read queue (`write` false) or write queue: the counts.
@@ -135,6 +144,15 @@ impl FrFcfs {
         self.reads[q].iter().chain(&self.writes[q]).filter(|&&(_, d)| d == die).count() + self.aside_die[die as usize] as usize
     }
 
+    /// Whether a read for `die` waits in queue `q`.
+    fn read_waits(&self, q: usize, die: u32) -> bool {
+        if self.per_chip {
+            self.reads[q].iter().any(|&(_, d)| d == die)
+        } else {
+            !self.reads[q].is_empty()
+        }
+    }
+
     /// Whether `next` drains the chip's writes first: its write queue, the writes held aside
     /// included, is more than alpha% full.
     #[inline]
@@ -174,6 +192,12 @@ impl TransactionScheduler for FrFcfs {
     fn name(&self) -> &'static str {
         "frfcfs"
     }
+    fn begin_measurement(&mut self) {
+        self.drain_picks = 0;
+    }
+    fn report(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({"scheduler": self.name(), "write_drain_picks": self.drain_picks}))
+    }
     fn enqueue(&mut self, id: TxnId, txn: &Txn) {
         let die = txn.die;
         self.queue(txn).push_back((id, die));
@@ -209,6 +233,9 @@ impl TransactionScheduler for FrFcfs {
             debug_assert_eq!(t.1, die, "an entry of die {} in die {die}'s queue", t.1);
             (t.0, write)
         };
+        if drains && write && self.read_waits(q, die) {
+            self.drain_picks += 1;
+        }
         self.left_chip(chip, write, 1);
         Some(t)
     }
@@ -310,11 +337,16 @@ mod tests {
         s.enqueue(5, &r);
         s.enqueue(6, &w);
         assert_eq!(s.next(0, &[]), Some(1), "4 writes queued (100% > 75%): the oldest write first");
+        assert_eq!(s.drain_picks(), 1, "the drain put write 1 before read 5");
         assert_eq!(s.next(0, &[]), Some(5), "back to 3 writes: reads first again");
         assert_eq!(s.next(0, &[]), Some(3));
         assert_eq!(s.next(0, &[]), Some(4));
         assert_eq!(s.next(0, &[]), Some(6));
         assert_eq!(s.next(0, &[]), None);
+        // Writes taken with no read waiting are not the drain's doing.
+        assert_eq!(s.drain_picks(), 1);
+        s.begin_measurement();
+        assert_eq!(s.drain_picks(), 0);
     }
 
     #[test]

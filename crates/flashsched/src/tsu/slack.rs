@@ -5,8 +5,11 @@
 //!
 //! - queue term (eq. 3-4): reads ahead of it times `Latency_RD`, and for a write also every queued
 //!   read plus the writes ahead of it times `Latency_WR`, each scaled by
-//!   `(1 - Pr_AdC) + Pr_AdC / N` where `Pr_AdC` is the share of the unit's reads (writes) served
-//!   inside multi-plane commands and `N` the mean number of operations in one;
+//!   `(1 - Pr_AdC) + Pr_AdC / N` where `Pr_AdC = Cntr_ARD / Cntr_RD` (`Cntr_AWR / Cntr_WR`): the
+//!   unit's multi-plane read (write) commands over the reads (writes) it served, as the paper
+//!   counts them (`Cntr_ARD` "increments ... when it commits N ... requests by an advanced
+//!   command"), and `N` the mean number of operations in one. `tsu.slacker.adc =
+//!   "operations"` takes instead the share of operations served in such commands (an ablation);
 //! - GC term (eq. 5): `Pr_GC x (T_Move + Latency_Erase)` with `Pr_GC = Cntr_ER / (Cntr_RD +
 //!   Cntr_WR)` and `T_Move = Cntr_Move / Cntr_ER x (Latency_RD + Latency_WR)`;
 //! - interference (eq. 6): `Cntr_Ready / Cntr_Total x T_Xfer` of the unit's channel;
@@ -111,6 +114,8 @@ pub struct Estimator {
     /// a die's channel. Neither runs a `div`: both are asked on every queued host transaction.
     per_unit: Divisor,
     layout: Layout,
+    /// `tsu.slacker.adc = "operations"`.
+    adc_by_ops: bool,
 }
 
 /// `x.round() as u64` for a finite `x >= 0` (round half away from zero), without the call to
@@ -127,13 +132,15 @@ fn round_u64(x: f64) -> u64 {
     }
 }
 
-/// `(1 - p) + p / n` of eq. 4, from the served and multi-plane counters.
+/// `(1 - p) + p / n` of eq. 4, from the served and multi-plane counters: `p` the advanced
+/// commands over the operations served (the paper's counters), or with `by_ops` the operations
+/// served in them over all; `n` the mean operations in one.
 #[inline]
-fn adc_factor(served: u64, adv_ops: u64, adv_cmds: u64) -> f64 {
+fn adc_factor(served: u64, adv_ops: u64, adv_cmds: u64, by_ops: bool) -> f64 {
     if served == 0 || adv_cmds == 0 {
         return 1.0;
     }
-    let p = as_f64(adv_ops) / as_f64(served);
+    let p = as_f64(if by_ops { adv_ops } else { adv_cmds }) / as_f64(served);
     let n = as_f64(adv_ops) / as_f64(adv_cmds);
     (1.0 - p) + p / n
 }
@@ -149,6 +156,7 @@ impl Estimator {
             total: vec![0; layout.channels as usize],
             per_unit: Divisor::new(dies_per_unit),
             layout,
+            adc_by_ops: s.resolved.str("tsu.slacker.adc") == "operations",
         }
     }
 
@@ -219,11 +227,11 @@ impl Estimator {
         let queue = if ahead.reads == 0 && ahead.writes == 0 {
             0.0
         } else {
-            let rd_queue = f64::from(ahead.reads) * as_f64(lat.read) * adc_factor(c.rd, c.ard_ops, c.ard_cmds);
+            let rd_queue = f64::from(ahead.reads) * as_f64(lat.read) * adc_factor(c.rd, c.ard_ops, c.ard_cmds, self.adc_by_ops);
             if kind.is_read() {
                 rd_queue
             } else {
-                rd_queue + f64::from(ahead.writes) * as_f64(lat.write) * adc_factor(c.wr, c.awr_ops, c.awr_cmds)
+                rd_queue + f64::from(ahead.writes) * as_f64(lat.write) * adc_factor(c.wr, c.awr_ops, c.awr_cmds, self.adc_by_ops)
             }
         };
         // Eq. 5.
@@ -300,13 +308,19 @@ mod tests {
         assert_eq!(r2, 3 * l.read + l.decode);
         // A write with one read and one write ahead.
         assert_eq!(e.response(0, TxnKind::HostWrite, Ahead { reads: 1, writes: 1 }, 0), l.read + 2 * l.write);
-        // Eq. 4: half of 4 reads served in 2-plane commands: p = 0.5, N = 2: factor 0.75.
-        e.started(0, TxnKind::HostRead, 2, 0, 0);
-        e.started(0, TxnKind::HostRead, 1, 0, 0);
-        e.started(0, TxnKind::HostRead, 1, 0, 0);
+        // Eq. 4: 4 reads served, 2 of them in one 2-plane command: Pr_AdC = Cntr_ARD / Cntr_RD =
+        // 1/4, N = 2: factor 3/4 + 1/8 = 0.875 (by operations, 2/4 of them: 0.75).
+        let mut ops = Estimator::new(&settings(&["tsu.slacker.adc=\"operations\""]), layout);
+        for est in [&mut e, &mut ops] {
+            est.started(0, TxnKind::HostRead, 2, 0, 0);
+            est.started(0, TxnKind::HostRead, 1, 0, 0);
+            est.started(0, TxnKind::HostRead, 1, 0, 0);
+        }
         // Eq. 7: the last read started at 0 runs until l.read; at l.read / 2 half of it is left.
         let now = l.read / 2;
         let got = e.response(0, TxnKind::HostRead, Ahead { reads: 4, writes: 0 }, now);
+        assert_eq!(got, (4.0 * l.read as f64 * 0.875).round() as u64 + (l.read - now) + l.read + l.decode);
+        let got = ops.response(0, TxnKind::HostRead, Ahead { reads: 4, writes: 0 }, now);
         assert_eq!(got, (4.0 * l.read as f64 * 0.75).round() as u64 + (l.read - now) + l.read + l.decode);
         // Eq. 5: one erase after 4 reads and 4 programs, 2 of them GC moves:
         // Pr_GC = 1/8, T_Move = 2/1 x (RD + WR).

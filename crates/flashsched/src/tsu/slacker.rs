@@ -459,6 +459,7 @@ impl TransactionScheduler for Slacker {
     }
     fn begin_measurement(&mut self) {
         self.n = Counts::default();
+        self.base.begin_measurement();
     }
     fn report(&self) -> Option<serde_json::Value> {
         let n = &self.n;
@@ -485,6 +486,7 @@ impl TransactionScheduler for Slacker {
             "writes_passed": n.writes_passed,
             "pauses": n.pauses,
             "pause_reads": n.pause_reads,
+            "write_drain_picks": self.base.drain_picks(),
             "requests_late": n.late,
             "late_ns_total": n.late_ns,
             "estimated_slack": {"sub_requests": n.slack_n, "mean_ns": slack_mean, "sd_ns": slack_sd},
