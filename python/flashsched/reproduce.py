@@ -325,6 +325,8 @@ def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], resu
     from .sweeps import latency_dir, paired_cache
 
     per = paired.collect(cmp, ok, latency_dir(results), paired_cache(results), swept)
+    if len(per) and cmp.get("replicates") == "windows":
+        per, kinds = windows_as_seeds(per, kinds)
     rows = []
     for (t, tol, s), g in per.groupby(["target", "tolerance", "share"], sort=False) if len(per) else []:
         for wl, w in g.groupby("workload", sort=False):
