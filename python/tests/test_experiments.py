@@ -437,7 +437,7 @@ def test_reproduce_slacker_quick(tmp_path: Path) -> None:
     out = reproduce.reproduce("slacker", tmp_path / "s", requests=4000, workers=2, progress=False, seeds=[1],
                               workloads=["prxy0", "hm1"])
     cmp = pd.read_csv(out / "comparison.csv")
-    assert set(cmp["part"]) == {"slacker-write", "slacker-read", "slacker-dynalloc", "slacker-load", "slacker-device"}
+    assert set(cmp["part"]) == {"slacker-write", "slacker-read", "slacker-dynalloc", "slacker-load", "slacker-skew", "slacker-device"}
     w = pd.read_parquet(out / "slacker-write" / "results.parquet").set_index("variant")
     assert (w["status"] == "ok").all()
     assert w.loc["slacker", "requests_wbyp_share"] > 0 and w.loc["slacker", "requests_wp_share"] > 0
