@@ -59,7 +59,8 @@ def compared_runs(path: Path) -> set[str]:
 
 
 def collect(cmp: dict[str, Any], ok: "Any", latencies: Path, cache_path: Path, swept: list[str]) -> "Any":
-    """Per workload, seed, target, share and tolerance (``cmp["tolerances"]``, default exact) the
+    """Per workload, seed, value of each ``swept`` column (a grid key: pairs are made within one
+    grid point), target, share and tolerance (``cmp["tolerances"]``, default exact) the
     percentage of requests; pairs not yet kept in ``cache_path`` are computed from the runs'
     latencies (``latencies/RUN_ID.npy``) and kept."""
     import numpy as np
@@ -88,7 +89,8 @@ def collect(cmp: dict[str, Any], ok: "Any", latencies: Path, cache_path: Path, s
                 b, o = np.load(latencies / f"{pair[0]}.npy"), np.load(latencies / f"{pair[1]}.npy")
                 for tol in TOLERANCES:
                     cache[(*pair, tol)] = paired_shares(b, o, tol)
-            found += [{"workload": key[0], "seed": key[1], "target": t, "tolerance": tol, "share": s, "pct": v}
+            grid = dict(zip(swept, key[2:]))
+            found += [{"workload": key[0], "seed": key[1], **grid, "target": t, "tolerance": tol, "share": s, "pct": v}
                       for tol in tolerances for s, v in cache[(*pair, tol)].items()]
     rows = [{"base_run": k[0], "target_run": k[1], "tolerance": k[2], **v} for k, v in sorted(cache.items())]
     atomic_write_text(cache_path, pd.DataFrame(rows, columns=_COLUMNS).to_csv(index=False, lineterminator="\n"))

@@ -328,15 +328,17 @@ def _paired(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str], resu
     if len(per) and cmp.get("replicates") == "windows":
         per, kinds = windows_as_seeds(per, kinds)
     rows = []
-    for (t, tol, s), g in per.groupby(["target", "tolerance", "share"], sort=False) if len(per) else []:
+    # One set of rows per grid point: shares of different grid points are never averaged.
+    for key, g in per.groupby(["target", "tolerance", "share", *swept], sort=False, dropna=False) if len(per) else []:
+        (t, tol, s), grid = key[:3], dict(zip(swept, key[3:]))
         for wl, w in g.groupby("workload", sort=False):
-            rows.append(_paired_row(cmp, kinds.get(str(wl), "?"), str(wl), t, s, tol, w["pct"]))
-        rows.append(_paired_row(cmp, "all workloads", "mean", t, s, tol, g.groupby("seed")["pct"].mean()))
+            rows.append(_paired_row(cmp, kinds.get(str(wl), "?"), str(wl), t, s, tol, w["pct"], grid))
+        rows.append(_paired_row(cmp, "all workloads", "mean", t, s, tol, g.groupby("seed")["pct"].mean(), grid))
     return pd.DataFrame(rows)
 
 
 def _paired_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, share: str, tol: float,
-                values: "pd.Series") -> dict[str, Any]:
+                values: "pd.Series", grid: dict[str, Any]) -> dict[str, Any]:
     paper = None
     for p in cmp.get("paper_values", []):
         if (p.get("workload", "mean") == wl and p.get("share") == share
@@ -344,7 +346,7 @@ def _paired_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, share: str
             paper = p["value"]
     within = f", unchanged within {tol:.0%}" if tol else ""
     return _row(cmp, {wl: kind}, wl, f"requests {share} by {target} vs {cmp['baseline']} (%){within}", paper, values,
-                target=target, share=share, tolerance=tol)
+                target=target, share=share, tolerance=tol, **grid)
 
 
 def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any, across_value: Any,

@@ -540,3 +540,25 @@ def test_trace_windows_are_the_replicates_of_a_ratio() -> None:
         reproduce.comparison(exp, pd.concat([table, table.assign(seed=2)]))
     with pytest.raises(ValueError, match="TRACE/WINDOW"):
         reproduce.comparison(exp, table.assign(workload="t"))
+
+
+def test_paired_shares_stay_apart_per_grid_point(tmp_path: Path) -> None:
+    # Two grid points (x = 1, 2) of one workload and seed: the target is faster on every request
+    # at x = 1 and slower on every one at x = 2; averaging them would give 50 / 50.
+    import numpy as np
+
+    results = tmp_path / "results.parquet"
+    lat = tmp_path / "results.latencies"
+    lat.mkdir()
+    runs = []
+    for x, target_lat in ((1, 90), (2, 110)):
+        for variant, value in (("base", 100), ("t", target_lat)):
+            run_id = f"{variant}{x}"
+            np.save(lat / f"{run_id}.npy", np.full(4, value, dtype=np.int64))
+            runs.append({"run_id": run_id, "workload": "w", "seed": 1, "variant": variant, "x": x, "status": "ok"})
+    table = pd.DataFrame(runs)
+    exp = {"sweep": {"workloads": [{"name": "w", "trace": "t"}]},
+           "compare": [{"kind": "paired", "by": "variant", "baseline": "base", "targets": ["t"]}]}
+    cmp = reproduce.comparison(exp, table, results)
+    got = cmp[cmp["workload"] == "w"].set_index(["x", "share"])["flashsched"]
+    assert (got[(1, "improved")], got[(1, "worse")], got[(2, "improved")], got[(2, "worse")]) == (100.0, 0.0, 0.0, 100.0)
