@@ -273,14 +273,20 @@ def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "p
     ``replicates = "windows"``, :func:`windows_as_seeds`). A ``mean`` row per (target,
     against, across) averages the per-workload ratios within each seed first, then over seeds: the
     papers' "on average". ``where`` filters the runs; ``paper_values`` entries (``value`` plus any of
-    ``target``, ``against``, ``across``, ``workload``, default ``mean``) are matched to rows."""
+    ``target``, ``against``, ``across``, ``workload``, default ``mean``) are matched to rows.
+    ``workloads`` keeps only the runs of those workloads (a group of a part's traces), and
+    ``mean_name`` names the mean row (default ``mean``), so that one part can average several
+    groups apart."""
     import pandas as pd
 
     for k, v in cmp.get("where", {}).items():
         ok = ok[ok[k] == v]
+    if cmp.get("workloads"):
+        ok = ok[ok["workload"].astype(str).isin([str(w) for w in cmp["workloads"]])]
     if cmp.get("replicates") == "windows":
         ok, kinds = windows_as_seeds(ok, kinds)
     by, metric, across = cmp["by"], cmp["metric"], cmp.get("across")
+    mean_name = cmp.get("mean_name", "mean")
     index = ["seed", "workload"] + ([across] if across else [])
     t = _per_seed(ok, index, by, metric)
     rows = []
@@ -308,7 +314,8 @@ def _ratio(cmp: dict[str, Any], ok: "pd.DataFrame", kinds: dict[str, str]) -> "p
                     note = f"mean of the workloads with a value; none for {', '.join(gone)}: {why}"
                 else:
                     note = ""
-                rows.append(_ratio_row(cmp, "all workloads", "mean", target, other, a, g["pct"], note))
+                rows.append(_ratio_row(cmp, "listed workloads" if cmp.get("workloads") else "all workloads", mean_name,
+                                       target, other, a, g["pct"], note))
     return pd.DataFrame(rows)
 
 
@@ -353,7 +360,7 @@ def _ratio_row(cmp: dict[str, Any], kind: str, wl: str, target: Any, other: Any,
                values: "pd.Series", note: str) -> dict[str, Any]:
     paper = None
     for p in cmp.get("paper_values", []):
-        if (p.get("workload", "mean") == wl and str(p.get("target", target)) == str(target)
+        if (p.get("workload", cmp.get("mean_name", "mean")) == wl and str(p.get("target", target)) == str(target)
                 and str(p.get("against", other)) == str(other)
                 and (across_value is None or str(p.get("across", across_value)) == str(across_value))):
             paper = p["value"]
@@ -565,6 +572,12 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
             if missing:
                 raise ValueError(f"experiment {name}: compare {k} {missing} are not values of {by!r} (known: {known})")
         _check_where(name, f"compare {cmp['metric']}", cmp, spec)
+        # Against the experiment's workloads: --workloads may run fewer (the rows of the others are
+        # then simply absent).
+        names = [str(w.get("name", "workload")) for w in exp["sweep"].get("workloads", [])]
+        unknown = [w for w in cmp.get("workloads", []) if str(w) not in names]
+        if unknown:
+            raise ValueError(f"experiment {name}: compare {cmp['metric']} workloads {unknown} are not workloads of the sweep (known: {names})")
         where = _where_key(cmp)
         labels |= {(f"{cmp['metric']}: {t} as % of {a}", where, cmp.get("across")) for t in cmp["targets"] for a in cmp["against"] if t != a}
     for fig in _as_list(exp.get("figure")):

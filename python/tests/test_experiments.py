@@ -279,6 +279,28 @@ def test_ratio_comparison_pairs_seeds_and_averages_workloads() -> None:
     assert both.iloc[-1]["workload"] == "w1" and both.iloc[-1]["flashsched"] == 150.0
 
 
+def test_ratio_comparison_averages_listed_workloads_as_a_named_group() -> None:
+    # t is 90% of b on w1, 80% on w2 and 50% on w3; groups {w1, w2} and {w3} are averaged apart.
+    rows = []
+    for seed in (1, 2):
+        for wl, ratio in (("w1", 0.9), ("w2", 0.8), ("w3", 0.5)):
+            rows += [{"workload": wl, "seed": seed, "v": "b", "m": 100.0 * seed, "status": "ok"},
+                     {"workload": wl, "seed": seed, "v": "t", "m": 100.0 * seed * ratio, "status": "ok"}]
+    spec = {"workloads": [{"name": w, "profile": "x"} for w in ("w1", "w2", "w3")], "grid": {"v": ["b", "t"]}}
+    group = {"kind": "ratio", "metric": "m", "by": "v", "targets": ["t"], "against": ["b"]}
+    exp = {"sweep": spec, "compare": [{**group, "workloads": ["w1", "w2"], "mean_name": "first mean", "paper_values": [{"value": 88.0}]},
+                                      {**group, "workloads": ["w3"], "mean_name": "second mean"}]}
+    got = reproduce.comparison(exp, pd.DataFrame(rows)).set_index("workload")
+    assert list(got.index) == ["w1", "w2", "first mean", "w3", "second mean"]
+    assert got.loc["first mean", "flashsched"] == 85.0 and got.loc["first mean", "paper"] == 88.0
+    assert got.loc["first mean", "workload_kind"] == "listed workloads"
+    assert got.loc["second mean", "flashsched"] == 50.0 and pd.isna(got.loc["second mean", "paper"])
+    # A listed workload the sweep does not run is refused before anything runs.
+    exp["compare"][1]["workloads"] = ["w4"]
+    with pytest.raises(ValueError, match=r"workloads \['w4'\] are not workloads of the sweep"):
+        reproduce._check_outputs("x", exp, spec)
+
+
 def test_reproduce_vios_parts_quick(tmp_path: Path) -> None:
     # Every part of `reproduce vios` on two profiles (those with paper numbers in every part) and one real trace, short runs, two seeds.
     assert {"vios", "vios-ssdsim", "vios-ssdsim-load", "vios-latency", "vios-wear", "vios-chips", "vios-program", "vios-real"} <= set(reproduce.names())
@@ -437,7 +459,7 @@ def test_reproduce_slacker_quick(tmp_path: Path) -> None:
     out = reproduce.reproduce("slacker", tmp_path / "s", requests=4000, workers=2, progress=False, seeds=[1],
                               workloads=["prxy0", "hm1"])
     cmp = pd.read_csv(out / "comparison.csv")
-    assert set(cmp["part"]) == {"slacker-write", "slacker-read", "slacker-dynalloc", "slacker-load", "slacker-skew", "slacker-device"}
+    assert set(cmp["part"]) == {"slacker-write", "slacker-read", "slacker-dynalloc", "slacker-load", "slacker-skew", "slacker-groups-skew", "slacker-ssdsim", "slacker-device"}
     w = pd.read_parquet(out / "slacker-write" / "results.parquet").set_index("variant")
     assert (w["status"] == "ok").all()
     assert w.loc["slacker", "requests_wbyp_share"] > 0 and w.loc["slacker", "requests_wp_share"] > 0
@@ -445,6 +467,10 @@ def test_reproduce_slacker_quick(tmp_path: Path) -> None:
     assert w.loc["baseline", "requests_wbyp_share"] == 0 and w.loc["baseline", "write_slack_mean_ns"] > 0
     assert pd.notna(w.loc["baseline", "estimate_relative_mean_error"])
     assert w.loc["baseline", "write_drain_picks"] == 0, "the write queue never drains at these loads"
+    # Under the SSDSim model too, Slacker gets a choice and the baseline makes none; the model
+    # changes the timing (writes acknowledged when their data is in).
+    assert w.loc["slacker-ssdsim", "requests_wbyp_share"] > 0 and w.loc["baseline-ssdsim", "requests_wbyp_share"] == 0
+    assert w.loc["baseline-ssdsim", "write_lat_mean_ns"] != w.loc["baseline", "write_lat_mean_ns"]
     r = pd.read_parquet(out / "slacker-read" / "results.parquet").set_index("variant")
     assert r.loc["rbyp", "requests_rbyp_share"] > 0
     shares = cmp[cmp["share"].notna() & (cmp["workload"] == "prxy0")]
@@ -471,8 +497,9 @@ def test_paired_comparisons_are_kept_so_a_rerun_redoes_nothing(tmp_path: Path) -
     reproduce._run("slacker-read", exp, spec, out, workers=1, cluster=None, progress=False)
     first = pd.read_csv(out / "comparison.csv")
     cache = pd.read_csv(out / "results.paired.csv")
-    # Five pairs, each at every tolerance.
-    assert len(cache) == 5 * len(paired.TOLERANCES) and not (out / "results.latencies").exists()
+    # Six pairs (five systems against the baseline, Slacker against it under the SSDSim model), each
+    # at every tolerance.
+    assert len(cache) == 6 * len(paired.TOLERANCES) and not (out / "results.latencies").exists()
     assert sorted(set(cache["tolerance"])) == sorted(paired.TOLERANCES)
     assert ((cache["improved"] + cache["unchanged"] + cache["worse"] - 100).abs() < 1e-9).all()
     calls = []

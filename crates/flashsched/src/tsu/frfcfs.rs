@@ -47,6 +47,9 @@ pub struct FrFcfs {
     /// chip-state questions of VIOS, WR and the idle-time task).
     chip_n: Vec<u32>,
     chip_w: Vec<u32>,
+    /// Per die, transactions queued: a die's count without searching its chip's queue when the
+    /// queues are per chip (asked at every arrival and every choice).
+    die_n: Vec<u32>,
     /// Writes taken first because the write queue was over alpha while a read for the same die
     /// waited (the drain engaged), since measurement began.
     drain_picks: u64,
@@ -67,6 +70,7 @@ impl FrFcfs {
             aside_die: vec![0; dies],
             chip_n: vec![0; chips],
             chip_w: vec![0; chips],
+            die_n: vec![0; dies],
             drain_picks: 0,
         }
     }
@@ -83,20 +87,22 @@ impl FrFcfs {
         self.len += n as usize;
         self.chip_n[chip] += n;
         self.chip_w[chip] += u32::from(write) * n;
+        self.die_n[die as usize] += n;
     }
 
-    /// `n` transactions left a read queue (`write` false) or write queue of `chip`.
+    /// `n` transactions of `die` left a read queue (`write` false) or write queue of `chip`.
     #[inline]
-    fn left_chip(&mut self, chip: usize, write: bool, n: u32) {
+    fn left_chip(&mut self, chip: usize, die: u32, write: bool, n: u32) {
         self.len -= n as usize;
         self.chip_n[chip] -= n;
         self.chip_w[chip] -= u32::from(write) * n;
+        self.die_n[die as usize] -= n;
     }
 
     /// `n` transactions left `die`'s read queue (`write` false) or write queue.
     #[inline]
     pub(super) fn removed(&mut self, die: u32, write: bool, n: u32) {
-        self.left_chip(self.layout.chip_of_die(die) as usize, write, n);
+        self.left_chip(self.layout.chip_of_die(die) as usize, die, write, n);
     }
 
     /// One queue a chip, its dies' entries in the order they were queued (or placed by Slacker):
@@ -135,13 +141,6 @@ impl FrFcfs {
     fn chip_writes(&self, chip: usize) -> usize {
         debug_assert_eq!(self.chip_w[chip] as usize, self.writes[self.queues_of_chip(chip)].iter().map(VecDeque::len).sum::<usize>(), "chip {chip}'s write count drifted");
         self.chip_w[chip] as usize
-    }
-
-    /// `queued_for_die` with one queue a chip: the die's entries among the chip's.
-    #[inline(never)]
-    fn queued_for_die_on_chip(&self, die: u32) -> usize {
-        let q = self.queue_of(die);
-        self.reads[q].iter().chain(&self.writes[q]).filter(|&&(_, d)| d == die).count() + self.aside_die[die as usize] as usize
     }
 
     /// Whether a read for `die` waits in queue `q`.
@@ -236,7 +235,7 @@ impl TransactionScheduler for FrFcfs {
         if drains && write && self.read_waits(q, die) {
             self.drain_picks += 1;
         }
-        self.left_chip(chip, write, 1);
+        self.left_chip(chip, die, write, 1);
         Some(t)
     }
     fn takes_at_once(&mut self, _id: TxnId, txn: &Txn) -> bool {
@@ -266,18 +265,19 @@ impl TransactionScheduler for FrFcfs {
     #[inline]
     fn queued_for_die(&self, die: u32) -> usize {
         // Asked for every host write by a load-weighing allocator, and by the simulator whenever
-        // a die may start or a program may pause: the die's own queues are counted, not searched
-        // (on an overloaded drive they hold thousands). The chip's shared queue is searched out
-        // of line: in line, its loop's registers cost every count a frame.
-        if self.per_chip {
-            return self.queued_for_die_on_chip(die);
-        }
+        // a die may start or a program may pause: counted as the queues change, not searched (on
+        // an overloaded drive a chip's shared queue holds thousands).
         let d = die as usize;
-        debug_assert!(self.reads[d].iter().chain(&self.writes[d]).all(|&(_, x)| x == die));
-        self.reads[d].len() + self.writes[d].len() + self.aside_die[d] as usize
+        debug_assert_eq!(
+            self.die_n[d] as usize,
+            self.reads[self.queue_of(die)].iter().chain(&self.writes[self.queue_of(die)]).filter(|&&(_, x)| x == die).count(),
+            "die {die}'s count drifted"
+        );
+        self.die_n[d] as usize + self.aside_die[d] as usize
     }
     fn counts_per_die(&self) -> bool {
-        !self.per_chip
+        // Per die or per chip, the die's count is kept (`die_n`).
+        true
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let c = chip as usize;
