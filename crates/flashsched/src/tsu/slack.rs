@@ -30,7 +30,10 @@
 //! Latencies: `Latency_RD` = command + tR + one page out over the channel; `Latency_WR` = command
 //! + one page in + tPROG; `Latency_Erase` = command + tBERS; `T_Xfer` = one page over the channel
 //! (the device's nominal timing; per-page variation and program modes are not seen by the
-//! estimator, as a controller would not see them).
+//! estimator, as a controller would not see them). A host write's own time runs to its
+//! acknowledgement: with `device.write_ack = "data_in"` (SSDSim's) that is command + one page in,
+//! its program coming after; what it holds the unit for, and what writes ahead of it cost, is
+//! still `Latency_WR`.
 
 use crate::config::Settings;
 use crate::engine::Time;
@@ -48,6 +51,9 @@ pub struct Latencies {
     pub xfer: u64,
     /// A host read's ECC decode after its data is out.
     pub decode: u64,
+    /// A host write's own time up to its acknowledgement: `write`, or without tPROG when writes
+    /// are acknowledged at the end of their data-in.
+    pub write_own: u64,
 }
 
 impl Latencies {
@@ -60,6 +66,9 @@ impl Latencies {
             erase: t.command_ns[NandOpKind::Erase as usize] + t.erase_ns,
             xfer,
             decode: t.ecc_ns,
+            write_own: t.command_ns[NandOpKind::Program as usize]
+                + xfer
+                + if s.resolved.str("device.write_ack") == "data_in" { 0 } else { t.program_ns },
         }
     }
 
@@ -247,7 +256,11 @@ impl Estimator {
         let interference = if self.total[ch] == 0 { 0.0 } else { as_f64(self.ready[ch]) / as_f64(self.total[ch]) * as_f64(lat.xfer) };
         // Eq. 7.
         let residual = c.busy_until.saturating_sub(now);
-        let own = lat.service(kind) + if kind == TxnKind::HostRead { lat.decode } else { 0 };
+        let own = match kind {
+            TxnKind::HostRead => lat.read + lat.decode,
+            TxnKind::HostWrite => lat.write_own,
+            _ => lat.service(kind),
+        };
         round_u64(queue + gc + interference) + residual + own
     }
 }
@@ -292,6 +305,14 @@ mod tests {
         assert_eq!(l.read, 75_000 + 24_601);
         assert_eq!(l.write, 24_601 + 1_300_000);
         assert_eq!(l.erase, 3_800_000);
+        assert_eq!(l.write_own, l.write);
+        // Writes acknowledged when their data is in (SSDSim): a write's own time ends there; the
+        // unit stays busy for its program.
+        let data_in = Latencies::new(&settings(&["device.write_ack=\"data_in\""]));
+        assert_eq!((data_in.write_own, data_in.write), (24_601, 24_601 + 1_300_000));
+        let s = settings(&["device.write_ack=\"data_in\""]);
+        let e = Estimator::new(&s, Layout::new(&s.geometry));
+        assert_eq!(e.response(0, TxnKind::HostWrite, Ahead { reads: 0, writes: 2 }, 0), 2 * data_in.write + 24_601);
     }
 
     #[test]
