@@ -418,7 +418,7 @@ def _reproduce(args: argparse.Namespace) -> int:
     if len(cmp) > 60 and "paper" in cmp.columns:
         # Long comparisons (experiments with parts, sweeps across a parameter): print the rows with
         # a paper number and the means over workloads; the file has every row.
-        cmp = cmp[cmp["paper"].notna() | (cmp["workload"] == "mean")]
+        cmp = cmp[cmp["paper"].notna() | reproduce.is_mean(cmp)]
         cmp = cmp.drop(columns=[c for c in ("paper_source", "workload_kind") if c in cmp.columns])
         print(f"(rows with a paper number, and means over workloads; every row is in {out / 'comparison.csv'})")
     if len(cmp):

@@ -49,6 +49,10 @@ plt.rcParams.update({
 })
 
 
+# The workload_kind of comparison rows that average workloads (reproduce's ratio and paired kinds):
+# every workload of a part, or a named group of them.
+MEAN_KINDS = ("all workloads", "listed workloads")
+
 def _axes(ax: "Axes | None", size: tuple[float, float] = (5.0, 3.2)) -> "tuple[Figure, Axes]":
     if ax is not None:
         return ax.figure, ax  # type: ignore[return-value]
@@ -193,17 +197,21 @@ def ratio_lines(rows: "pd.DataFrame", across: str, ylabel: str = "% of baseline"
                 title: str | None = None) -> "Figure":
     """Comparison rows (``reproduce`` ``ratio`` kind: columns ``workload``, ``across``,
     ``flashsched``, ``ci95``, ``paper``) as lines against ``across``: one thin line per workload,
-    the ``mean`` row bold with its 95% interval, and the paper's values as black diamonds."""
+    each mean row (``mean``, or a group's named mean: ``workload_kind`` says so) bold with its 95%
+    interval, and the paper's values as black diamonds."""
     fig, ax = _axes(ax, (6.0, 3.6))
+    means = 0
     for i, (wl, g) in enumerate(rows.groupby("workload", sort=False)):
         g = g.sort_values(across, key=lambda s: s.map(_magnitude))
-        if wl == "mean":
+        if wl == "mean" or ("workload_kind" in g and g["workload_kind"].iloc[0] in MEAN_KINDS):
+            style = ["-", "--", ":", "-."][means % 4]
+            means += 1
             ax.errorbar(g[across], g["flashsched"], yerr=g["ci95"].fillna(0), color="black", linewidth=2.2,
-                        capsize=3, label="mean (95% CI)", zorder=3)
+                        linestyle=style, capsize=3, label=f"{wl} (95% CI)", zorder=3)
             paper = g.dropna(subset=["paper"])
             if len(paper):
                 ax.plot(paper[across], paper["paper"], "D", color="black", markerfacecolor="white",
-                        label="paper (mean)", zorder=4)
+                        label=f"paper ({wl})", zorder=4)
         else:
             # Black is the mean's: the workloads cycle through the other seven colours.
             ax.plot(g[across], g["flashsched"], marker=".", linewidth=0.9, alpha=0.8, label=str(wl),

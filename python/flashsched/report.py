@@ -71,8 +71,8 @@ def render(table: "pd.DataFrame", title: str = "flashsched report", by: str | No
            notes: str = "", plots_where: dict[str, Any] | None = None) -> str:
     """The report as HTML text. ``by`` is the column compared (a policy), ``group`` the column of
     the figure groups (a workload); both are guessed from the swept columns when omitted. The
-    summary is per value of every swept column; ``plots_where`` (column: value) restricts the
-    plots to those runs, and the plots section says so."""
+    summary is per value of every swept column; ``plots_where`` (column: value, or a list of
+    values) restricts the plots to those runs, and the plots section says so."""
     params = _params(table)
     ok = table[table["status"] == "ok"] if "status" in table.columns else table
     by = by or (params[0] if params else None)
@@ -103,7 +103,7 @@ def render(table: "pd.DataFrame", title: str = "flashsched report", by: str | No
     parts.append("<section id='plots'><h2>Plots</h2>")
     if plots_where:
         for k, v in plots_where.items():
-            ok = ok[ok[k] == v]
+            ok = ok[ok[k].isin(v)] if isinstance(v, list) else ok[ok[k] == v]
         parts.append(f"<p class='note'>Runs with {html.escape(', '.join(f'{k} = {v}' for k, v in plots_where.items()))} only.</p>")
     if by and len(ok):
         for d in ("read", "write"):

@@ -506,7 +506,7 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
         hit = set(failed["workload"]) if "workload" in failed.columns else set()
         said = f"{len(failed)} of {len(table)} runs failed (failed_runs.csv): means over the runs that succeeded"
         if len(cmp) and "workload" in cmp.columns:
-            rows = cmp["workload"].isin(hit | {"mean"}) if hit else cmp["workload"].notna()
+            rows = (cmp["workload"].isin(hit | {"mean"}) | is_mean(cmp)) if hit else cmp["workload"].notna()
             old = cmp["note"].fillna("") if "note" in cmp.columns else ""
             cmp["note"] = old
             cmp.loc[rows, "note"] = [f"{n}; {said}" if n else said for n in cmp.loc[rows, "note"]]
@@ -527,10 +527,17 @@ def _run(name: str, exp: dict[str, Any], spec: dict[str, Any], out: Path, *, wor
 
         shutil.rmtree(lat)
     first = next((f for f in figures if f.get("kind") == "normalized_bars"), figures[0] if figures else {})
+    plots_where = {**first.get("where", {}), **({first["by"]: list(first["values"])} if first.get("values") else {})}
     report.write(table, out / "report.html", title=exp.get("title", name), by=first.get("by"),
-                 group=first.get("group"), baseline=first.get("baseline"), plots_where=first.get("where"),
+                 group=first.get("group"), baseline=first.get("baseline"), plots_where=plots_where or None,
                  paper=_shown(cmp).to_dict("records") if len(cmp) else None, notes=exp.get("notes", ""))
     return out
+
+
+def is_mean(cmp: "pd.DataFrame") -> "pd.Series":
+    """The comparison rows that average workloads: ``mean``, or a group's ``mean_name``."""
+    kinds = cmp["workload_kind"].isin(plot.MEAN_KINDS) if "workload_kind" in cmp.columns else False
+    return (cmp["workload"] == "mean") | kinds
 
 
 def _shown(cmp: "pd.DataFrame") -> "pd.DataFrame":
@@ -549,6 +556,9 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
     hour of runs)."""
     labels = set()
     for cmp in _as_list(exp.get("compare")):
+        if ("workloads" in cmp or "mean_name" in cmp) and cmp.get("kind") != "ratio":
+            raise ValueError(f"experiment {name}: only a ratio comparison takes workloads and mean_name "
+                             f"(compare {cmp.get('metric', cmp.get('kind'))})")
         if cmp.get("kind") == "paired":
             by = cmp["by"]
             known = ([v["name"] for v in spec.get("variants", [])] if by == "variant" else list(spec.get("grid", {}).get(by, [])))
@@ -574,10 +584,14 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
         _check_where(name, f"compare {cmp['metric']}", cmp, spec)
         # Against the experiment's workloads: --workloads may run fewer (the rows of the others are
         # then simply absent).
-        names = [str(w.get("name", "workload")) for w in exp["sweep"].get("workloads", [])]
-        unknown = [w for w in cmp.get("workloads", []) if str(w) not in names]
-        if unknown:
-            raise ValueError(f"experiment {name}: compare {cmp['metric']} workloads {unknown} are not workloads of the sweep (known: {names})")
+        names = [str(w.get("name", "workload")) for w in exp["sweep"].get("workloads", [])] or ["config"]
+        if "workloads" in cmp:
+            unknown = [w for w in cmp["workloads"] if str(w) not in names]
+            if unknown or not cmp["workloads"]:
+                raise ValueError(f"experiment {name}: compare {cmp['metric']} workloads {unknown or '[]'}: "
+                                 f"name workloads of the sweep (known: {names})")
+        if str(cmp.get("mean_name", "mean")) in names:
+            raise ValueError(f"experiment {name}: compare {cmp['metric']} mean_name {cmp.get('mean_name', 'mean')!r} is a workload's name")
         where = _where_key(cmp)
         labels |= {(f"{cmp['metric']}: {t} as % of {a}", where, cmp.get("across")) for t in cmp["targets"] for a in cmp["against"] if t != a}
     for fig in _as_list(exp.get("figure")):
@@ -588,6 +602,13 @@ def _check_outputs(name: str, exp: dict[str, Any], spec: dict[str, Any]) -> None
         if missing:
             raise ValueError(f"experiment {name}: a {fig['kind']} figure needs {', '.join(missing)}")
         _check_where(name, f"{fig['kind']} figure", fig, spec)
+        if fig.get("values") is not None:
+            by = fig.get("by")
+            known = [v["name"] for v in spec.get("variants", [])] if by == "variant" else list(spec.get("grid", {}).get(by, []))
+            bad = [v for v in fig["values"] if v not in known] if fig["kind"] == "normalized_bars" else fig["values"]
+            if bad or not fig["values"] or fig.get("baseline") not in fig["values"]:
+                raise ValueError(f"experiment {name}: a normalized_bars figure's values {fig['values']} must be values of "
+                                 f"{by!r} (known: {known}) including its baseline; no other figure takes values")
         if "labels" in fig and len(fig["labels"]) != len(fig.get("parts", [])):
             raise ValueError(f"experiment {name}: a split_bars figure's labels {fig['labels']} do not name its "
                              f"parts {fig.get('parts')} one for one")
@@ -656,6 +677,8 @@ def _figure(spec: dict[str, Any], ok: "pd.DataFrame", cmp: "pd.DataFrame", stem:
     if kind == "normalized_bars":
         for k, v in spec.get("where", {}).items():
             ok = ok[ok[k] == v]
+        if spec.get("values"):
+            ok = ok[ok[spec["by"]].astype(str).isin([str(v) for v in spec["values"]])]
         for suffix in ("png", "pdf"):
             fig = plot.normalized_bars(ok, spec["metric"], spec["group"], spec["by"], spec["baseline"], title=title)
             plot.save(fig, stem.with_suffix(f".{suffix}"))

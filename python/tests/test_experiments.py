@@ -297,8 +297,17 @@ def test_ratio_comparison_averages_listed_workloads_as_a_named_group() -> None:
     assert got.loc["second mean", "flashsched"] == 50.0 and pd.isna(got.loc["second mean", "paper"])
     # A listed workload the sweep does not run is refused before anything runs.
     exp["compare"][1]["workloads"] = ["w4"]
-    with pytest.raises(ValueError, match=r"workloads \['w4'\] are not workloads of the sweep"):
+    with pytest.raises(ValueError, match=r"workloads \['w4'\]: name workloads of the sweep"):
         reproduce._check_outputs("x", exp, spec)
+    # So are an empty list, a mean named like a workload, and either key on another kind.
+    for bad, match in (({"workloads": []}, r"workloads \[\]"), ({"workloads": ["w3"], "mean_name": "w1"}, "is a workload's name"),
+                       ({"kind": "paired"}, "only a ratio comparison")):
+        exp["compare"][1] = {**group, "workloads": ["w3"], **bad}
+        with pytest.raises(ValueError, match=match):
+            reproduce._check_outputs("x", exp, spec)
+    # The figure of the groups draws each named mean as a mean (bold, with its interval).
+    fig = plot.ratio_lines(pd.concat([got.reset_index().assign(pe=1), got.reset_index().assign(pe=2)]), "pe")
+    assert {t.get_text() for t in fig.axes[0].get_legend().get_texts()} >= {"first mean (95% CI)", "second mean (95% CI)"}
 
 
 def test_reproduce_vios_parts_quick(tmp_path: Path) -> None:
@@ -471,6 +480,9 @@ def test_reproduce_slacker_quick(tmp_path: Path) -> None:
     # changes the timing (writes acknowledged when their data is in).
     assert w.loc["slacker-ssdsim", "requests_wbyp_share"] > 0 and w.loc["baseline-ssdsim", "requests_wbyp_share"] == 0
     assert w.loc["baseline-ssdsim", "write_lat_mean_ns"] != w.loc["baseline", "write_lat_mean_ns"]
+    # The bars of Fig. 8(a) compare the paper's systems under one model: the SSDSim-timing pair
+    # has its own comparison rows, not bars over the other model's baseline.
+    assert "slacker-ssdsim" not in pd.read_csv(out / "slacker-write" / "figure.csv").columns
     r = pd.read_parquet(out / "slacker-read" / "results.parquet").set_index("variant")
     assert r.loc["rbyp", "requests_rbyp_share"] > 0
     shares = cmp[cmp["share"].notna() & (cmp["workload"] == "prxy0")]

@@ -228,6 +228,7 @@ impl Estimator {
 
     /// Estimated response time (ns from `now`) of a sub-request of `kind` for `die` with `ahead`
     /// in front of it on its unit (equations 1-7).
+    #[inline(always)]
     pub fn response(&self, die: u32, kind: TxnKind, ahead: Ahead, now: Time) -> u64 {
         let lat = &self.lat;
         let c = &self.units[self.unit(die) as usize];

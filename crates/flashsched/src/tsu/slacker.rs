@@ -404,14 +404,9 @@ impl TransactionScheduler for Slacker {
         self.command_started(die, lead, group, txns, now);
     }
     fn host_txn_done(&mut self, t: TxnId, txn: &Txn, now: Time) {
-        let s = self.subs[t as usize];
-        let est = as_f64(s.est_done - s.queued);
-        let actual = as_f64(now - s.queued);
+        let s = &self.subs[t as usize];
         let e = if txn.kind.is_read() { &mut self.n.read_err } else { &mut self.n.write_err };
-        e.n += 1;
-        e.est += est;
-        e.actual += actual;
-        e.abs_err += (est - actual).abs();
+        e.add(s.queued, s.est_done, now);
         let Some(tr) = self.tracks.get_mut(txn.req) else { return };
         tr.done = tr.done.max(now);
         if let Some(i) = tr.live.iter().position(|&x| x == t) {
@@ -466,11 +461,7 @@ impl TransactionScheduler for Slacker {
         let share = |x: u64| if n.requests == 0 { 0.0 } else { x as f64 / n.requests as f64 };
         let slack_mean = if n.slack_n == 0 { 0.0 } else { n.slack_sum / n.slack_n as f64 };
         let slack_sd = if n.slack_n < 2 { 0.0 } else { ((n.slack_sq - n.slack_sum * slack_mean) / (n.slack_n - 1) as f64).max(0.0).sqrt() };
-        let mut both = n.read_err;
-        both.n += n.write_err.n;
-        both.est += n.write_err.est;
-        both.actual += n.write_err.actual;
-        both.abs_err += n.write_err.abs_err;
+        let both = n.read_err.merged(&n.write_err);
         Some(json!({
             "scheduler": self.name(),
             "rbyp": self.mech.rbyp,

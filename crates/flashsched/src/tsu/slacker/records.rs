@@ -75,27 +75,42 @@ impl Tracks {
     }
 }
 
-/// Estimated against actual response times of host sub-requests of one direction.
+/// Estimated against actual response times of host sub-requests of one direction (sums in ns,
+/// kept as integers: exact, and an integer add on every completion).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct ErrorSums {
     pub(super) n: u64,
-    pub(super) est: f64,
-    pub(super) actual: f64,
-    pub(super) abs_err: f64,
+    pub(super) est: u128,
+    pub(super) actual: u128,
+    pub(super) abs_err: u128,
 }
 
 impl ErrorSums {
+    /// One sub-request queued at `queued`, estimated to complete at `est_done`, completed at `done`.
+    #[inline]
+    pub(super) fn add(&mut self, queued: Time, est_done: Time, done: Time) {
+        self.n += 1;
+        self.est += u128::from(est_done - queued);
+        self.actual += u128::from(done - queued);
+        self.abs_err += u128::from(est_done.abs_diff(done));
+    }
+
+    pub(super) fn merged(&self, other: &ErrorSums) -> ErrorSums {
+        ErrorSums { n: self.n + other.n, est: self.est + other.est, actual: self.actual + other.actual, abs_err: self.abs_err + other.abs_err }
+    }
+
     pub(super) fn json(&self) -> serde_json::Value {
+        let (est, actual, abs_err) = (self.est as f64, self.actual as f64, self.abs_err as f64);
         let mean = |x: f64| if self.n == 0 { 0.0 } else { x / self.n as f64 };
         json!({
             "sub_requests": self.n,
-            "estimate_mean_ns": mean(self.est),
-            "actual_mean_ns": mean(self.actual),
-            "mean_abs_error_ns": mean(self.abs_err),
+            "estimate_mean_ns": mean(est),
+            "actual_mean_ns": mean(actual),
+            "mean_abs_error_ns": mean(abs_err),
             // sum |estimate - actual| / sum actual
-            "relative_abs_error": if self.actual > 0.0 { self.abs_err / self.actual } else { 0.0 },
+            "relative_abs_error": if actual > 0.0 { abs_err / actual } else { 0.0 },
             // (mean estimate - mean actual) / mean actual
-            "relative_mean_error": if self.actual > 0.0 { (self.est - self.actual) / self.actual } else { 0.0 },
+            "relative_mean_error": if actual > 0.0 { (est - actual) / actual } else { 0.0 },
         })
     }
 }
