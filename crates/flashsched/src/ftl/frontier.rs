@@ -18,6 +18,7 @@ impl Ftl {
     /// default one) could still program after this page, which a host write must leave at a block
     /// or more. The migration stream never opens a block: it writes only to a pinned one.
     pub fn allocate_in(&mut self, plane: u32, who: Writer, stream: Stream) -> Option<Ppn> {
+        let stream = self.stream_for(plane, stream);
         #[cfg(debug_assertions)]
         let peeked = self.peek_in(plane, who, stream);
         let got = self.allocate_page(plane, who, stream);
@@ -45,6 +46,19 @@ impl Ftl {
     /// Whether a host write of `stream` can take a page of `plane` now.
     pub fn host_may_take(&self, plane: u32, stream: Stream) -> bool {
         self.may_take(plane, Writer::Host, stream, self.left_in(plane, stream))
+    }
+
+    /// The stream a write meant for `stream` programs into in `plane` now: wear leveling's own
+    /// while its open block has a page, or opening a block there leaves GC's stream a block's worth
+    /// of free pages (as a host write's stream must); otherwise the default stream, whose reserve
+    /// every GC move may use (a wear-leveling collection is its plane's only collection, so the
+    /// rest of its victim fits there, as any victim's does).
+    #[inline]
+    pub fn stream_for(&self, plane: u32, stream: Stream) -> Stream {
+        if stream == STREAM_WEAR && self.left_in(plane, STREAM_WEAR) == 0 && !self.may_take(plane, Writer::Host, STREAM_WEAR, 0) {
+            return STREAM_DEFAULT;
+        }
+        stream
     }
 
     /// Pages left in the open block of `stream` of `plane` (0 without one).
@@ -119,6 +133,7 @@ impl Ftl {
 
     /// The page `allocate_in(plane, who, stream)` would return now.
     pub fn peek_in(&self, plane: u32, who: Writer, stream: Stream) -> Option<Ppn> {
+        let stream = self.stream_for(plane, stream);
         let ppb = self.layout.pages_per_block;
         let left = self.left_in(plane, stream);
         if !self.may_take(plane, who, stream, left) {
@@ -195,24 +210,31 @@ impl Ftl {
         std::mem::replace(&mut ps.active[stream as usize], NONE)
     }
 
-    /// Close `block` if it is the full open block of a grouped (non-default, non-migration)
-    /// stream of `plane`: called when its last page's program is done, so that GC can take it
-    /// even if the stream writes nothing more. (The default stream keeps its full block open
-    /// until its next allocation, as SSDSim and MQSim do.)
+    /// Close `block` if it is the full open block of a grouped stream or wear leveling's
+    /// (non-default, non-migration) of `plane`: called when its last page's program is done, so
+    /// that GC can take it even if the stream writes nothing more. (The default stream keeps its
+    /// full block open until its next allocation, as SSDSim and MQSim do.)
     pub fn close_if_full(&mut self, plane: u32, block: u32) {
         if self.blocks[block].write_ptr as u32 != self.layout.pages_per_block {
             return;
         }
-        if self.planes[plane as usize].active[STREAM_HOT as usize] == block {
-            self.close(plane, STREAM_HOT);
-            self.set_state(block, BlockState::Full);
-            self.frontier_moved(plane);
+        for stream in [STREAM_HOT, STREAM_WEAR] {
+            if self.planes[plane as usize].active[stream as usize] == block {
+                self.close(plane, stream);
+                self.set_state(block, BlockState::Full);
+                self.frontier_moved(plane);
+            }
         }
     }
 
     /// Whether `pin_migration_block` could take a block of `plane` now (besides `keep`).
     pub fn may_pin(&self, plane: u32) -> bool {
         self.planes[plane as usize].active[STREAM_MIGRATION as usize] == NONE && self.may_take(plane, Writer::Host, STREAM_HOT, 0)
+    }
+
+    /// The open block of `stream` of `plane`, if it has one.
+    pub fn open_block(&self, plane: u32, stream: Stream) -> Option<u32> {
+        Some(self.planes[plane as usize].active[stream as usize]).filter(|&b| b != NONE)
     }
 
     /// The migration stream's block of `plane`, if one is pinned.

@@ -61,7 +61,13 @@ pub const STREAM_HOT: Stream = 1;
 /// Blocks wear leveling pins explicitly as destinations of its migrations (never opened by
 /// allocation).
 pub const STREAM_MIGRATION: Stream = 2;
-pub const STREAMS: usize = 3;
+/// Wear leveling's own collections (`WlAction::Collect`): the cold pages they move go to blocks
+/// opened most-erased-first (Pattern §II-C, §III-C: "to other free blocks having a relative high
+/// erase count"), never among host writes or routine GC's moves. A move takes a page here while
+/// the stream's open block has one, or a new block opens leaving GC a block's worth of free
+/// pages; otherwise it goes to the default stream, as any GC move (`Ftl::stream_for`).
+pub const STREAM_WEAR: Stream = 3;
+pub const STREAMS: usize = 4;
 
 /// Which free block a stream opens next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -172,7 +178,7 @@ impl Ftl {
             p2l: ReverseMap::new(layout.pages_per_block),
             free_lists: vec![VecDeque::new(); layout.planes() as usize],
             planes,
-            open_rules: [OpenRule::Oldest; STREAMS],
+            open_rules: [OpenRule::Oldest, OpenRule::Oldest, OpenRule::Oldest, OpenRule::MostWorn],
             chip_frontier_gen: vec![0; layout.chips() as usize],
             speed_keys: Vec::new(),
             fastest: vec![std::cell::Cell::new(None); layout.planes() as usize],

@@ -47,7 +47,7 @@ fn streams_keep_their_own_open_blocks_and_open_them_by_their_rule() {
         f.erase(b);
         f.blocks[b].erase_count -= 1; // keep the counts above (erase added one)
     }
-    f.open_rules = [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest];
+    f.open_rules = [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest, OpenRule::MostWorn];
     // The hot stream opens the least worn free block: a never-used one (count 0).
     let hot = f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap();
     assert_eq!(f.layout.block_of(hot), 3, "the next fresh block");
@@ -91,6 +91,69 @@ fn a_second_stream_may_not_take_gc_s_last_block() {
     // The hot stream needs a block of its own: taking the last would leave GC nothing.
     assert_eq!(f.allocate_in(0, Writer::Host, STREAM_HOT), None);
     assert_eq!(f.peek_in(0, Writer::Host, STREAM_HOT), None);
+}
+
+#[test]
+fn wear_leveling_moves_open_the_most_worn_block_and_leave_gc_its_block() {
+    let mut f = ftl();
+    let ppb = f.layout.pages_per_block;
+    let bpp = f.layout.blocks_per_plane;
+    // Blocks 0-2 written, emptied and erased with counts 3, 5, 1: wear leveling's stream opens
+    // block 1, the most erased free block, whatever the default stream's rule (oldest).
+    let mut lpn = 0;
+    for _ in 0..3 * ppb {
+        let p = f.allocate(0, Writer::Host).unwrap();
+        f.program(lpn, p);
+        lpn += 1;
+    }
+    for b in 0..3 {
+        for (_, l) in f.valid_pages(b) {
+            f.trim(l);
+        }
+    }
+    let p = f.allocate(0, Writer::Host).unwrap(); // the default stream moves on to block 3
+    f.program(lpn, p);
+    lpn += 1;
+    for (b, n) in [(0u32, 3u32), (1, 5), (2, 1)] {
+        f.blocks[b].state = BlockState::Full;
+        f.erase(b);
+        f.blocks[b].erase_count = n;
+    }
+    assert_eq!(f.open_rules[STREAM_WEAR as usize], OpenRule::MostWorn, "always, whatever a grouping policy sets");
+    let w = f.allocate_in(0, Writer::Gc, STREAM_WEAR).unwrap();
+    assert_eq!(f.layout.block_of(w), 1);
+    f.program(lpn, w);
+    lpn += 1;
+    assert_eq!(f.open_block(0, STREAM_WEAR), Some(1));
+    // The default stream is untouched: still its own block.
+    let d = f.allocate(0, Writer::Host).unwrap();
+    assert_eq!(f.layout.block_of(d), 3);
+    f.program(lpn, d);
+    lpn += 1;
+    // Fill the default stream until the host is refused (GC's block of free pages left), then
+    // fill wear leveling's open block: it takes its own pages while they last...
+    while let Some(p) = f.allocate(0, Writer::Host) {
+        f.program(lpn, p);
+        lpn += 1;
+    }
+    for _ in 1..ppb {
+        let p = f.allocate_in(0, Writer::Gc, STREAM_WEAR).unwrap();
+        assert_eq!(f.layout.block_of(p), 1);
+        f.program(lpn, p);
+        lpn += 1;
+    }
+    f.close_if_full(0, 1);
+    assert_eq!((f.open_block(0, STREAM_WEAR), f.block_state(1)), (None, BlockState::Full), "closed once full");
+    // ...but may not open another with GC's last block: the move goes to GC's stream, whose
+    // reserve it may use, as any GC move's.
+    assert!(f.free_blocks(0) <= 1 + u32::from(f.left_in(0, STREAM_DEFAULT) == 0), "{} free", f.free_blocks(0));
+    assert_eq!(f.stream_for(0, STREAM_WEAR), STREAM_DEFAULT);
+    let g = f.allocate_in(0, Writer::Gc, STREAM_WEAR).expect("GC's reserve");
+    assert_eq!(f.peek_in(0, Writer::Gc, STREAM_DEFAULT).map(|p| p - 1), Some(g), "programmed by the default stream");
+    assert_eq!(f.open_block(0, STREAM_WEAR), None);
+    f.program(lpn, g);
+    assert!(bpp > 4);
+    assert_eq!(f.check_invariants(), Ok(()));
 }
 
 #[test]

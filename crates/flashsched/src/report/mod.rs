@@ -242,7 +242,8 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
         ssd["admission"] = a.clone();
     }
     if let Some(w) = &o.wear {
-        let mut v = json!({"collections": c.wl_collections, "pages_moved": c.wl_pages, "split_collections": c.wl_split_collections, "pages_split": c.wl_pages_split});
+        let mut v = json!({"collections": c.wl_collections, "pages_moved": c.wl_pages, "split_collections": c.wl_split_collections, "pages_split": c.wl_pages_split,
+                           "pages_to_worn_blocks": c.wl_pages_worn, "pages_to_gc_stream": c.wl_pages_gc_stream});
         if let (Some(m), Value::Object(extra)) = (v.as_object_mut(), w.clone()) {
             m.extend(extra);
         }
@@ -430,6 +431,8 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     row.push(("run_erases".into(), ssd["endurance"]["run_erases"]["total"].clone()));
     row.push(("run_erase_stddev".into(), ssd["endurance"]["run_erases"]["stddev"].clone()));
     row.push(("wl_collections".into(), ssd["wear_leveling"]["collections"].clone()));
+    row.push(("wl_pages_to_worn_blocks".into(), ssd["wear_leveling"]["pages_to_worn_blocks"].clone()));
+    row.push(("wl_pages_to_gc_stream".into(), ssd["wear_leveling"]["pages_to_gc_stream"].clone()));
     row.push(("wl_bet_bytes".into(), ssd["wear_leveling"]["bet_bytes"].clone()));
     row.push(("wl_prt_bytes".into(), ssd["wear_leveling"]["prt_bytes"].clone()));
     row.push(("patterns_per_window".into(), ssd["write_grouping"]["patterns_per_window"].clone()));

@@ -350,13 +350,13 @@ impl Simulator {
     /// Whether a write of another plane of `die` than program `l`'s could join its multi-plane
     /// command: the page that plane would program next lines up with `l`'s, for a host write or
     /// GC move of the default stream, a host write of the hot stream under write grouping, or a
-    /// wear-leveling migration. With `same_page` commands only the page's offset in its block
-    /// counts, which the open block says (`Ftl::next_offset`), whether or not the writer may take
+    /// wear-leveling migration or move of wear leveling's own stream. With `same_page` commands
+    /// only the page's offset in its block counts, which the open block says (`Ftl::next_offset`), whether or not the writer may take
     /// it; with `same_block_page` the block too (`Ftl::peek_in`). (A superset of what `gather`
     /// accepts, which asks only of each queued write's own writer and stream; debug builds check
     /// it.)
     fn some_plane_pairs(&self, die: u32, l: &Txn) -> bool {
-        use crate::ftl::{STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION};
+        use crate::ftl::{STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION, STREAM_WEAR};
         let ppd = self.layout.planes_per_die;
         let adv = self.flash.adv;
         let same_page = adv.multi_plane == MultiPlane::SamePage;
@@ -369,9 +369,14 @@ impl Simulator {
             }
         };
         let (hot, migrations) = (self.wear.grouping.is_some() || self.wear.fast_stream, self.wear.leveler.is_some());
+        let own_stream = self.wear.collect_place == Placement::WearLevel;
         (die * ppd..(die + 1) * ppd)
             .filter(|&q| q != l.plane)
-            .any(|q| pairs(q, STREAM_DEFAULT) || (hot && pairs(q, STREAM_HOT)) || (migrations && pairs(q, STREAM_MIGRATION)))
+            .any(|q| {
+                pairs(q, STREAM_DEFAULT)
+                    || (hot && pairs(q, STREAM_HOT))
+                    || (migrations && (pairs(q, STREAM_MIGRATION) || (own_stream && pairs(q, STREAM_WEAR))))
+            })
     }
 
     /// The write `t` got page `ppn`: map `lpn` to it and fix the mode the page is programmed in:
@@ -398,6 +403,9 @@ impl Simulator {
     /// pages or speed-aware placement.
     #[inline(never)]
     fn place_write_other(&mut self, t: TxnId, lpn: Lpn, ppn: Ppn) {
+        if self.txns.get(t).kind == TxnKind::GcWrite {
+            self.count_wear_move(t, ppn);
+        }
         let old = if self.cross_plane { self.program_across_planes(lpn, ppn) } else { self.ftl.program(lpn, ppn) };
         let (kind, die) = {
             let x = self.txns.get(t);
@@ -662,6 +670,11 @@ impl Simulator {
                     self.reprogram_done(die);
                 } else {
                     let victim_plane = if txn.place == Placement::Pinned { self.migration_over(&txn) } else { txn.plane };
+                    if txn.place == Placement::WearLevel {
+                        // Wear leveling's block closes once its last page is programmed, as a
+                        // grouped stream's does: the next collection may be far off.
+                        self.ftl.close_if_full(txn.plane, self.layout.block_of(txn.ppn));
+                    }
                     self.gc_time(&txn, victim_plane);
                     self.gc_move_finished(victim_plane, true);
                 }

@@ -30,11 +30,12 @@ impl Simulator {
             return;
         }
         let Some(victim) = self.gc.select(&self.ftl, plane) else { return };
-        self.collect(plane, victim);
+        self.collect(plane, victim, Placement::Static);
     }
 
-    /// Reclaim `victim` of `plane`: its valid pages moved as flash work, then its erase.
-    pub(super) fn collect(&mut self, plane: u32, victim: u32) {
+    /// Reclaim `victim` of `plane`: its valid pages moved as flash work (programmed where `place`
+    /// says: GC's stream, or wear leveling's), then its erase.
+    pub(super) fn collect(&mut self, plane: u32, victim: u32, place: Placement) {
         let moves = self.ftl.begin_gc(plane, victim);
         let die = self.layout.die_of_plane(plane);
         if moves.is_empty() {
@@ -50,7 +51,9 @@ impl Simulator {
             self.ftl.prefetch_mapping(l);
         }
         for (src, lpn) in moves {
-            let t = self.txns.insert(Txn::new(TxnKind::GcRead, NONE, lpn, src, plane, die, bytes, self.now));
+            let mut r = Txn::new(TxnKind::GcRead, NONE, lpn, src, plane, die, bytes, self.now);
+            r.place = place;
+            let t = self.txns.insert(r);
             self.to_tsu(t);
         }
     }

@@ -43,7 +43,7 @@ use crate::trace::{Op, TraceError};
 use crate::tsu;
 use crate::workload::{HostRequest, Workload};
 use event::Ev;
-use txn::{ReqId, Slab, TxnId, TxnSlab};
+use txn::{Placement, ReqId, Slab, TxnId, TxnSlab};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -367,7 +367,8 @@ impl Simulator {
             #[cfg(test)]
             queue_always: false,
             erase_limit: s.resolved.int("device.erase_limit") as u32,
-            wear: wear::Wear::new(ftl::wear::build(s, layout), grouping, layout.planes()),
+            wear: wear::Wear::new(ftl::wear::build(s, layout), grouping, layout.planes())
+                .with_collect_place(if s.resolved.str("ftl.wear_leveling_moves") == "worn" { Placement::WearLevel } else { Placement::Static }),
             first_failure: None,
             tsu,
             pause_scratch: Vec::new(),

@@ -54,6 +54,9 @@ pub enum Placement {
     /// from its victim, programmed into the migration block of the destination plane
     /// (`sim::wear`).
     Pinned,
+    /// GC moves of a wear-leveling collection (`ftl::wear::WlAction::Collect`): programmed into
+    /// wear leveling's own stream of the victim's plane (`ftl::STREAM_WEAR`).
+    WearLevel,
 }
 
 #[derive(Debug, Clone, Copy)]

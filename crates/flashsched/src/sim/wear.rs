@@ -20,7 +20,7 @@ use super::txn::{Placement, Txn, TxnKind};
 use super::Simulator;
 use crate::ftl::grouping::WriteGrouping;
 use crate::ftl::wear::{WearLeveler, WlAction};
-use crate::ftl::{Stream, STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION};
+use crate::ftl::{Stream, STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION, STREAM_WEAR};
 use crate::nand::{Lpn, Ppn, NONE};
 
 /// Per destination plane of migrations: the plane its pending moves come from, how many are
@@ -54,6 +54,10 @@ pub(super) struct Wear {
     /// their own: the hot stream, opened fastest-first (`sim::placement`). Set when the device
     /// queue places writes and no write-grouping policy owns the streams.
     pub fast_stream: bool,
+    /// Where wear leveling's own collections program their moves: `Placement::WearLevel`
+    /// (`ftl.wear_leveling_moves = "worn"`, its stream of most-erased blocks) or
+    /// `Placement::Static` (`"gc"`: GC's stream, among routine GC's moves).
+    pub collect_place: Placement,
 }
 
 impl Wear {
@@ -71,6 +75,12 @@ impl Wear {
         }
     }
 
+    /// Wear leveling's own collections program their moves where `place` says.
+    pub fn with_collect_place(mut self, place: Placement) -> Self {
+        self.collect_place = place;
+        self
+    }
+
     /// The stream a write transaction programs into.
     #[inline]
     pub fn write_stream(&self, x: &Txn) -> Stream {
@@ -81,6 +91,7 @@ impl Wear {
                 None => STREAM_DEFAULT,
             },
             _ if x.place == Placement::Pinned => STREAM_MIGRATION,
+            _ if x.place == Placement::WearLevel => STREAM_WEAR,
             _ => STREAM_DEFAULT,
         }
     }
@@ -136,7 +147,7 @@ impl Simulator {
             self.counters.wl_pages += self.ftl.valid_count(block) as u64;
             self.wear.wl_collecting[plane as usize] = true;
             match action {
-                WlAction::Collect(b) => self.collect(plane, b),
+                WlAction::Collect(b) => self.collect(plane, b, self.wear.collect_place),
                 WlAction::Split { block, to, close } => self.split_collect(plane, block, to, close),
             }
         }
@@ -216,6 +227,19 @@ impl Simulator {
         if e.pending == 0 && e.close {
             e.close = false;
             self.ftl.close_migration_block(plane);
+        }
+    }
+
+    /// GC move `t` got page `ppn`: if it is one of wear leveling's own collections' moves, count
+    /// whether it went to wear leveling's stream or GC's (planes may refuse it a block).
+    pub(super) fn count_wear_move(&mut self, t: super::txn::TxnId, ppn: Ppn) {
+        let x = self.txns.get(t);
+        if x.place == Placement::WearLevel || (self.wear.leveler.is_some() && self.wear.wl_collecting.get(x.plane as usize).copied().unwrap_or(false) && x.place == Placement::Static) {
+            if self.ftl.open_block(x.plane, STREAM_WEAR) == Some(self.layout.block_of(ppn)) {
+                self.counters.wl_pages_worn += 1;
+            } else {
+                self.counters.wl_pages_gc_stream += 1;
+            }
         }
     }
 

@@ -365,6 +365,10 @@ pub struct DeviceCounters {
     /// they planned to move there.
     pub wl_split_collections: u64,
     pub wl_pages_split: u64,
+    /// Pages wear leveling's own collections programmed into its stream of most-erased blocks,
+    /// and those that went to GC's stream (it could not open a block there, or `gc` was asked).
+    pub wl_pages_worn: u64,
+    pub wl_pages_gc_stream: u64,
     /// Flash time (bus + array, ns) of GC reads, programs and erases: routine GC's and wear
     /// leveling's.
     pub gc_flash_ns: u64,
@@ -410,6 +414,8 @@ impl DeviceCounters {
             wl_pages: self.wl_pages - o.wl_pages,
             wl_split_collections: self.wl_split_collections - o.wl_split_collections,
             wl_pages_split: self.wl_pages_split - o.wl_pages_split,
+            wl_pages_worn: self.wl_pages_worn - o.wl_pages_worn,
+            wl_pages_gc_stream: self.wl_pages_gc_stream - o.wl_pages_gc_stream,
             gc_flash_ns: self.gc_flash_ns - o.gc_flash_ns,
             wl_flash_ns: self.wl_flash_ns - o.wl_flash_ns,
         }

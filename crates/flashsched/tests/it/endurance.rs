@@ -81,6 +81,16 @@ fn static_wear_leveling_moves_cold_data_and_evens_wear() {
     assert!(e(&swl, "min") > e(&none, "min"), "cold blocks get erased");
     let again = gc_heavy(&with);
     assert_eq!(again.json["ssd"], swl.json["ssd"], "deterministic");
+    // Its moves went to its own stream of most-erased blocks (ftl.wear_leveling_moves = "worn",
+    // the default), all but those a plane short of free blocks sent to GC's; with "gc" none did.
+    let n = |r: &RunResult, k: &str| r.json["ssd"]["wear_leveling"][k].as_u64().unwrap();
+    assert!(n(&swl, "pages_to_worn_blocks") > 10 * n(&swl, "pages_to_gc_stream"), "{w}");
+    assert!(n(&swl, "pages_to_worn_blocks") + n(&swl, "pages_to_gc_stream") <= n(&swl, "pages_moved"), "{w}");
+    with.push("ftl.wear_leveling_moves=\"gc\"");
+    let gc = gc_heavy(&with);
+    assert_eq!(gc.json["ssd"]["invariants"], "ok");
+    assert_eq!(n(&gc, "pages_to_worn_blocks"), 0);
+    assert!(n(&gc, "pages_to_gc_stream") > 0);
 }
 
 #[test]

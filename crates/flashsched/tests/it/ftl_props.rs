@@ -201,7 +201,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: (cases() / 8).max(1), ..ProptestConfig::default() })]
 
     /// Write grouping (several open blocks per plane, each opened by its own rule) and wear
-    /// leveling (collections between GC's, splits into pinned blocks on other chips), with static
+    /// leveling (collections between GC's, into its own stream of worn blocks or GC's, splits
+    /// into pinned blocks on other chips), with static
     /// or dynamic allocation (writes relocated off full planes), multi-plane commands and copyback
     /// on or off, under FCFS, FR-FCFS or Slacker, on random small geometries busy enough for GC:
     /// every mapping survives (full invariant check) and every request completes.
@@ -210,6 +211,7 @@ proptest! {
         g in geometry(), seed in 0u64..1000, reads in 0.0f64..0.7,
         grouping in prop::sample::select(vec!["none", "pgis", "pattern"]),
         wear in prop::sample::select(vec!["none", "swl", "rbwl"]),
+        moves in prop::sample::select(vec!["worn", "gc"]),
         threshold in 2u32..12,
         dynamic in any::<bool>(),
         multi_plane in any::<bool>(),
@@ -240,6 +242,7 @@ proptest! {
             ("ftl.pgis.decay_writes", "256".to_string()),
             ("ftl.pgis.threshold", "2".to_string()),
             ("ftl.wear_leveling", format!("\"{wear}\"")),
+            ("ftl.wear_leveling_moves", format!("\"{moves}\"")),
             ("ftl.swl.threshold", threshold.to_string()),
             ("ftl.rbwl.threshold", threshold.to_string()),
             ("ftl.allocation.scheme", if dynamic { "\"dynamic\"" } else { "\"static\"" }.to_string()),

@@ -140,8 +140,8 @@ impl WriteGrouping for Pattern {
 
     fn open_rules(&self) -> [OpenRule; STREAMS] {
         // Default stream (misses, and GC moves): heavily erased blocks; hot stream (hits): lightly
-        // erased ones; the migration stream pins its blocks itself.
-        [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest]
+        // erased ones; the migration stream pins its blocks itself; wear leveling's, heavily erased.
+        [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest, OpenRule::MostWorn]
     }
 
     fn report(&self) -> Value {

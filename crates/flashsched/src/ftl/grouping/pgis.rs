@@ -74,7 +74,8 @@ impl WriteGrouping for Pgis {
     }
 
     fn open_rules(&self) -> [OpenRule; STREAMS] {
-        [OpenRule::Oldest; STREAMS]
+        // Wear leveling's stream always opens its most erased block.
+        [OpenRule::Oldest, OpenRule::Oldest, OpenRule::Oldest, OpenRule::MostWorn]
     }
 
     fn report(&self) -> Value {
