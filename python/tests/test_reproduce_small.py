@@ -54,7 +54,7 @@ def test_reproduce_pattern_at_500_requests(tmp_path: Path) -> None:
     # The comparisons of a metric no run measured are there (a pivot table used to drop them).
     ff = main[main["metric"].str.startswith("first_failure_projected_ns:")]
     assert set(ff["metric"]) == {f"first_failure_projected_ns: {t} as % of baseline"
-                                 for t in ("swl", "pgis+swl", "pattern", "pgis", "pattern-grouping", "rbwl")}
+                                 for t in ("swl", "pgis+swl", "pattern", "pgis", "pattern-grouping", "rbwl", "swl-gc-stream", "pattern-gc-stream")}
     if (runs["run_erases"] == 0).all():
         assert ff["flashsched"].isna().all() and ff["note"].str.contains("no block erased").all(), ff["note"]
     if (runs["gc_invocations"] == 0).all():

@@ -322,6 +322,8 @@ impl Simulator {
         let grouping = ftl::grouping::build(s);
         if let Some(g) = &grouping {
             ftl.open_rules = g.open_rules();
+            // Wear leveling's stream opens its most erased block whatever the grouping policy says.
+            ftl.open_rules[ftl::STREAM_WEAR as usize] = ftl::OpenRule::MostWorn;
         }
         let mut alloc = ftl::alloc::build(s, layout);
         let mut gc = ftl::gc::build(s);

@@ -234,7 +234,13 @@ impl Simulator {
     /// whether it went to wear leveling's stream or GC's (planes may refuse it a block).
     pub(super) fn count_wear_move(&mut self, t: super::txn::TxnId, ppn: Ppn) {
         let x = self.txns.get(t);
-        if x.place == Placement::WearLevel || (self.wear.leveler.is_some() && self.wear.wl_collecting.get(x.plane as usize).copied().unwrap_or(false) && x.place == Placement::Static) {
+        // With `gc` placement a collection's moves are `Static`, told apart from routine GC's by
+        // their plane's collection (one per plane at a time); idle-time re-programs are not moves.
+        let gc_placed = self.wear.collect_place == Placement::Static
+            && x.place == Placement::Static
+            && !x.is_reprogram()
+            && self.wear.wl_collecting.get(x.plane as usize).copied().unwrap_or(false);
+        if x.place == Placement::WearLevel || gc_placed {
             if self.ftl.open_block(x.plane, STREAM_WEAR) == Some(self.layout.block_of(ppn)) {
                 self.counters.wl_pages_worn += 1;
             } else {

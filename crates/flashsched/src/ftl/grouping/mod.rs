@@ -2,8 +2,8 @@
 //! data likely to die together shares blocks and GC finds victims with few valid pages. One
 //! policy per file. A policy sees every request as it enters the device and decides, for each
 //! page it writes, its stream; the FTL keeps one open block per stream in every plane and opens
-//! each stream's blocks by the policy's rule (`OpenRule`). GC moves always go to the default
-//! stream.
+//! each stream's blocks by the policy's rule (`OpenRule`; wear leveling's own stream always opens
+//! its most erased block). Routine GC's moves go to the default stream.
 
 mod pattern;
 mod pgis;

@@ -139,8 +139,9 @@ impl WriteGrouping for Pattern {
     }
 
     fn open_rules(&self) -> [OpenRule; STREAMS] {
-        // Default stream (misses, and GC moves): heavily erased blocks; hot stream (hits): lightly
-        // erased ones; the migration stream pins its blocks itself; wear leveling's, heavily erased.
+        // Default stream (misses, and routine GC's moves): heavily erased blocks; hot stream
+        // (hits): lightly erased ones; the migration stream pins its blocks itself; wear
+        // leveling's, heavily erased (set by the FTL whatever a policy says).
         [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest, OpenRule::MostWorn]
     }
 

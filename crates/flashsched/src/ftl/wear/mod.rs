@@ -19,7 +19,9 @@ use crate::nand::{Layout, Ppn, NONE};
 /// What wear leveling asks the simulator to do with a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WlAction {
-    /// Collect it as GC would: valid pages to its plane's default open block, then erase it.
+    /// Collect it as GC would: valid pages to its plane's wear-leveling stream (most erased
+    /// blocks first; GC's stream with `ftl.wear_leveling_moves = "gc"` or when the plane cannot
+    /// open a block there), then erase it.
     Collect(u32),
     /// Move its valid pages half and half into the migration blocks the policy pinned in the
     /// planes `to` (`Ftl::pin_migration_block`; read pages alternate between the two, unread

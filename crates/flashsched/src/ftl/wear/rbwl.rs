@@ -18,7 +18,8 @@
 //! round-robin order. The target's valid pages go half and half to the set's two blocks (read
 //! pages first, then unread ones, alternating), so that once both targets are in, each block holds
 //! half of the frequently read data and half of the less read data, and hot read data sits on two
-//! chips. The target is then erased. Other targets are collected as GC would (line 36). Moves stay in the channel (the
+//! chips. The target is then erased. Other targets are collected as GC would (line 36), their moves
+//! in wear leveling's own stream of most erased blocks (`ftl::STREAM_WEAR`). Moves stay in the channel (the
 //! paper's footnote 2), but cross chips: they go over the channel, never by copyback.
 //!
 //! Adaptations [INFER], as in `swl`: a target that holds no data (free, or a write frontier) gets
