@@ -35,15 +35,16 @@ def test_reproduce_api_refuses_requests_below_one(tmp_path: Path) -> None:
 
 
 def test_reproduce_pattern_at_500_requests(tmp_path: Path) -> None:
-    # Both parts on one trace, one seed. At 500 requests nothing is erased and no GC runs: the GC,
-    # erase and first-failure comparisons have no value, and say why.
+    # Every part on one trace each (pattern-fill has only Random_server_1), one seed. At 500
+    # requests nothing is erased and no GC runs: the GC, erase and first-failure comparisons have
+    # no value, and say why.
     out = tmp_path / "pattern"
-    r = cli("reproduce", "pattern", "--requests", "500", "--seeds", "1", "--workloads", "proj_0", "--workers", "2",
+    r = cli("reproduce", "pattern", "--requests", "500", "--seeds", "1", "--workloads", "proj_0,Random_server_1", "--workers", "2",
             "-q", "-o", str(out), timeout=120)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     cmp = pd.read_csv(out / "comparison.csv")
-    assert set(cmp["part"]) == {"pattern-main", "pattern-memory"}
+    assert set(cmp["part"]) == {"pattern-main", "pattern-fill", "pattern-memory"}
     assert not cmp["flashsched"].isin([math.inf, -math.inf]).any(), "x / 0 is no percentage"
     # Every missing value says why; every value present has no such note.
     missing = cmp[cmp["flashsched"].isna()]
