@@ -239,7 +239,7 @@ impl Ftl {
 
     /// The migration stream's block of `plane`, if one is pinned.
     pub fn migration_block(&self, plane: u32) -> Option<u32> {
-        Some(self.planes[plane as usize].active[STREAM_MIGRATION as usize]).filter(|&b| b != NONE)
+        self.open_block(plane, STREAM_MIGRATION)
     }
 
     /// Close the migration stream's block of `plane`: it becomes a GC candidate like any full

@@ -351,8 +351,9 @@ impl Simulator {
     /// command: the page that plane would program next lines up with `l`'s, for a host write or
     /// GC move of the default stream, a host write of the hot stream under write grouping, or a
     /// wear-leveling migration or move of wear leveling's own stream. With `same_page` commands
-    /// only the page's offset in its block counts, which the open block says (`Ftl::next_offset`), whether or not the writer may take
-    /// it; with `same_block_page` the block too (`Ftl::peek_in`). (A superset of what `gather`
+    /// only the page's offset in its block counts, which the open block says (`Ftl::next_offset`),
+    /// whether or not the writer may take it; with `same_block_page` the block too
+    /// (`Ftl::peek_in`). (A superset of what `gather`
     /// accepts, which asks only of each queued write's own writer and stream; debug builds check
     /// it.)
     fn some_plane_pairs(&self, die: u32, l: &Txn) -> bool {

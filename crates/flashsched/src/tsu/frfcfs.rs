@@ -305,7 +305,7 @@ impl TransactionScheduler for FrFcfs {
         self.aside_chip[chip] -= n;
         self.aside_die[die as usize] -= n;
         self.len -= n as usize;
-        if !self.reads[self.queue_of(die)].iter().any(|&(_, d)| d == die) {
+        if !self.read_waits(self.queue_of(die), die) {
             return n;
         }
         // Draining while `w * 100 > drain_above`, i.e. while w > floor(drain_above / 100).
