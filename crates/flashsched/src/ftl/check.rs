@@ -110,6 +110,12 @@ impl Ftl {
             if free != ps.free_blocks {
                 return Err(format!("plane {i}: free count {} but {free} free blocks", ps.free_blocks));
             }
+            // Every block in state Active is a stream's open block or a parked migration block.
+            let active = (first..first + self.layout.blocks_per_plane).filter(|&b| self.blocks[b].state == BlockState::Active).count() as u32;
+            let open = ps.active.iter().filter(|&&a| a != NONE).count() as u32;
+            if active != open + self.parked_blocks(i as u32) {
+                return Err(format!("plane {i}: {active} active blocks but {open} open and {} parked", self.parked_blocks(i as u32)));
+            }
             for (s, (&a, &wp)) in ps.active.iter().zip(&ps.open_wp).enumerate() {
                 let want = if a == NONE { 0 } else { self.blocks[a].write_ptr };
                 if wp != want {

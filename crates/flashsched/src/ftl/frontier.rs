@@ -252,6 +252,49 @@ impl Ftl {
         }
     }
 
+    /// Take the migration stream's block of `plane` out of the stream without closing it: it stays
+    /// `Active` (no GC victim) with its pages written so far, and the stream may pin another
+    /// block. A block set waiting for its partner target parks its blocks so that several sets
+    /// can wait on one plane. Returns the block (`None`: the stream had none).
+    pub fn park_migration_block(&mut self, plane: u32) -> Option<u32> {
+        let b = self.close(plane, STREAM_MIGRATION);
+        if b == NONE {
+            return None;
+        }
+        if self.parked.is_empty() {
+            self.parked = vec![0; self.layout.planes() as usize];
+        }
+        self.parked[plane as usize] += 1;
+        self.frontier_moved(plane);
+        Some(b)
+    }
+
+    /// Make parked `block` of `plane` the migration stream's block again, at its write pointer.
+    /// True when it is (already, or now); false when the stream holds another block.
+    pub fn unpark_migration_block(&mut self, plane: u32, block: u32) -> bool {
+        match self.planes[plane as usize].active[STREAM_MIGRATION as usize] {
+            b if b == block => true,
+            NONE => {
+                debug_assert_eq!(self.layout.plane_of_block(block), plane);
+                debug_assert_eq!(self.blocks[block].state, BlockState::Active, "block {block} is not parked");
+                debug_assert!(self.parked.get(plane as usize).is_some_and(|&n| n > 0), "plane {plane} parks no block");
+                self.parked[plane as usize] -= 1;
+                let wp = self.blocks[block].write_ptr;
+                let ps = &mut self.planes[plane as usize];
+                ps.active[STREAM_MIGRATION as usize] = block;
+                ps.open_wp[STREAM_MIGRATION as usize] = wp;
+                self.frontier_moved(plane);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Migration blocks parked in `plane` (`park_migration_block`).
+    pub fn parked_blocks(&self, plane: u32) -> u32 {
+        self.parked.get(plane as usize).map_or(0, |&n| n as u32)
+    }
+
     /// The plane's next allocation opens a new block (no open block, or it is full).
     pub fn needs_open(&self, plane: u32) -> bool {
         self.left_in(plane, STREAM_DEFAULT) == 0

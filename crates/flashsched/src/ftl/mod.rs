@@ -151,6 +151,9 @@ pub struct Ftl {
     /// Each collected plane's full block with the fewest valid pages (`fewest`): kept in step
     /// with every change of a block's state (`set_state`) and of a full block's valid pages.
     fewest: FewestValid,
+    /// Per plane, migration blocks parked out of the migration stream while their block set waits
+    /// for its partner (`park_migration_block`); empty until one is parked.
+    parked: Vec<u16>,
     pub counters: FtlCounters,
 }
 
@@ -183,6 +186,7 @@ impl Ftl {
             speed_keys: Vec::new(),
             fastest: vec![std::cell::Cell::new(None); layout.planes() as usize],
             fewest: FewestValid::new(layout.planes(), layout.blocks_per_plane),
+            parked: Vec::new(),
             counters: FtlCounters::default(),
         }
     }

@@ -76,6 +76,44 @@ fn streams_keep_their_own_open_blocks_and_open_them_by_their_rule() {
 }
 
 #[test]
+fn parked_migration_blocks_wait_outside_the_stream_and_come_back_where_they_were() {
+    let mut f = ftl();
+    let ppb = f.layout.pages_per_block;
+    // A block set's first target writes two pages into a pinned block, which is then parked.
+    let a = f.pin_migration_block(0, OpenRule::Oldest, 1).unwrap();
+    for lpn in [700, 701] {
+        let p = f.allocate_in(0, Writer::Gc, STREAM_MIGRATION).unwrap();
+        f.program(lpn, p);
+    }
+    assert_eq!(f.park_migration_block(0), Some(a));
+    assert_eq!((f.migration_block(0), f.parked_blocks(0)), (None, 1));
+    assert_eq!(f.block_state(a), BlockState::Active, "parked: neither free nor a GC candidate");
+    assert_eq!(f.park_migration_block(0), None, "nothing left to park");
+    assert_eq!(f.check_invariants(), Ok(()));
+    // Another set pins a second block of the same plane while the first waits.
+    let b = f.pin_migration_block(0, OpenRule::Oldest, 1).unwrap();
+    assert_ne!(a, b);
+    let p = f.allocate_in(0, Writer::Gc, STREAM_MIGRATION).unwrap();
+    f.program(702, p);
+    assert!(!f.unpark_migration_block(0, a), "the stream holds the other set's block");
+    assert_eq!(f.park_migration_block(0), Some(b));
+    assert_eq!(f.parked_blocks(0), 2);
+    assert_eq!(f.check_invariants(), Ok(()));
+    // The first set's partner arrives: its block takes the rest of its pages after the first two.
+    assert!(f.unpark_migration_block(0, a));
+    assert!(f.unpark_migration_block(0, a), "already back");
+    assert_eq!(f.parked_blocks(0), 1);
+    assert_eq!(f.allocate_in(0, Writer::Gc, STREAM_MIGRATION).unwrap(), a * ppb + 2);
+    f.program(703, a * ppb + 2);
+    f.close_migration_block(0);
+    assert_eq!(f.block_state(a), BlockState::Full);
+    assert_eq!(f.check_invariants(), Ok(()));
+    // A block counted as parked that is not breaks the invariant check.
+    f.parked[0] += 1;
+    assert!(f.check_invariants().unwrap_err().contains("parked"));
+}
+
+#[test]
 fn a_second_stream_may_not_take_gc_s_last_block() {
     let mut f = ftl();
     let ppb = f.layout.pages_per_block;

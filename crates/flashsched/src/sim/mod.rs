@@ -655,7 +655,8 @@ impl Simulator {
             start_erase_counts: std::mem::take(&mut self.wear.start_counts),
             wear: self.wear.leveler.as_ref().map(|w| {
                 let open = (0..self.layout.planes()).filter(|&p| self.ftl.migration_block(p).is_some()).count();
-                let mut v = serde_json::json!({"policy": w.name(), "table_bytes": w.memory_bytes(), "migration_blocks_open": open});
+                let parked: u32 = (0..self.layout.planes()).map(|p| self.ftl.parked_blocks(p)).sum();
+                let mut v = serde_json::json!({"policy": w.name(), "table_bytes": w.memory_bytes(), "migration_blocks_open": open, "migration_blocks_parked": parked});
                 if let (Some(m), serde_json::Value::Object(extra)) = (v.as_object_mut(), w.report()) {
                     m.extend(extra);
                 }

@@ -222,11 +222,18 @@ impl Simulator {
         src
     }
 
+    /// The plane's migration moves are all done: its block closes when its set is complete, and
+    /// is parked otherwise, to wait for the target that completes its set while other sets use
+    /// the plane.
     fn maybe_close_migration(&mut self, plane: u32) {
         let e = &mut self.wear.dest[plane as usize];
-        if e.pending == 0 && e.close {
-            e.close = false;
-            self.ftl.close_migration_block(plane);
+        if e.pending == 0 {
+            if e.close {
+                e.close = false;
+                self.ftl.close_migration_block(plane);
+            } else {
+                self.ftl.park_migration_block(plane);
+            }
         }
     }
 

@@ -202,7 +202,8 @@ proptest! {
 
     /// Write grouping (several open blocks per plane, each opened by its own rule) and wear
     /// leveling (collections between GC's, into its own stream of worn blocks or GC's, splits
-    /// into pinned blocks on other chips), with static
+    /// into pinned blocks on other chips, whose block sets wait parked up to `set_blocks` a
+    /// plane), with static
     /// or dynamic allocation (writes relocated off full planes), multi-plane commands and copyback
     /// on or off, under FCFS, FR-FCFS or Slacker, on random small geometries busy enough for GC:
     /// every mapping survives (full invariant check) and every request completes.
@@ -219,6 +220,7 @@ proptest! {
         tsu in prop::sample::select(vec!["fcfs", "frfcfs", "slacker"]),
         copyback in any::<bool>(),
         round_robin in any::<bool>(),
+        set_blocks in 1u32..6,
     ) {
         let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
         let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.25);
@@ -245,6 +247,7 @@ proptest! {
             ("ftl.wear_leveling_moves", format!("\"{moves}\"")),
             ("ftl.swl.threshold", threshold.to_string()),
             ("ftl.rbwl.threshold", threshold.to_string()),
+            ("ftl.rbwl.set_blocks", set_blocks.to_string()),
             ("ftl.allocation.scheme", if dynamic { "\"dynamic\"" } else { "\"static\"" }.to_string()),
             ("device.advanced.multi_plane", format!("\"{multi_plane}\"")),
             ("tsu.scheduler", format!("\"{tsu}\"")),

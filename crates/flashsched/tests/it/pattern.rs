@@ -116,7 +116,7 @@ fn read_balance_wear_leveling_splits_targets_over_two_other_chips_of_their_chann
     let mut four = with.clone();
     four.extend(["device.geometry.chips_per_channel=4", "device.geometry.blocks_per_plane=32"]);
     let w4 = &run(&four).json["ssd"]["wear_leveling"];
-    assert!(u(&w4["split_collections"]) > 0 && u(&w4["migration_blocks_open"]) <= 2 * u(&w4["block_sets_waiting"]) + 2, "{w4}");
+    assert!(u(&w4["split_collections"]) > 0 && u(&w4["migration_blocks_open"]) + u(&w4["migration_blocks_parked"]) <= 2 * u(&w4["block_sets_waiting"]) + 2, "{w4}");
     let w = &r.json["ssd"]["wear_leveling"];
     assert_eq!(w["policy"], "rbwl");
     assert!(u(&w["collections"]) > 0, "{w}");
@@ -124,7 +124,7 @@ fn read_balance_wear_leveling_splits_targets_over_two_other_chips_of_their_chann
     assert!(u(&w["block_sets_made"]) > 0, "{w}");
     // Every pinned block belongs to a block set still waiting for its partner, or to the pair
     // whose moves are under way (one wear-leveling collection at a time): none is leaked.
-    assert!(u(&w["migration_blocks_open"]) <= 2 * u(&w["block_sets_waiting"]) + 2, "{w}");
+    assert!(u(&w["migration_blocks_open"]) + u(&w["migration_blocks_parked"]) <= 2 * u(&w["block_sets_waiting"]) + 2, "{w}");
     assert!(u(&w["targets_frequently_read"]) + u(&w["targets_less_read"]) > 0, "{w}");
     // Table V: one bit per block and one per page (tiny: 512 blocks of 16 pages).
     assert_eq!(u(&w["bet_bytes"]), 512 / 8);
@@ -138,4 +138,40 @@ fn read_balance_wear_leveling_splits_targets_over_two_other_chips_of_their_chann
     assert!(e(&r, "min") > e(&none, "min"), "cold blocks get erased");
     let again = run(&with);
     assert_eq!(again.json["ssd"], r.json["ssd"], "deterministic");
+}
+
+#[test]
+fn block_sets_wait_for_their_partners_up_to_their_bound_so_read_heavy_targets_are_split() {
+    // As above, on four chips a channel: one kind of target outnumbers the other, so its block
+    // sets wait. With one block a plane for sets, a channel is soon full of waiting sets and
+    // later targets are collected as GC would; with eight, more wait and more targets are split.
+    let mut base = vec![
+        "workload.synthetic.address=\"hotcold\"",
+        "workload.synthetic.hot_fraction=0.15",
+        "workload.synthetic.hot_traffic=0.9",
+        "workload.synthetic.hot_split=\"separate\"",
+        "workload.synthetic.read_ratio=0.5",
+        "device.geometry.chips_per_channel=4",
+        "ftl.wear_leveling=\"rbwl\"",
+        "ftl.rbwl.threshold=2",
+    ];
+    let one = run(&[base.clone(), vec!["ftl.rbwl.set_blocks=1"]].concat());
+    base.push("ftl.rbwl.set_blocks=8");
+    let eight = run(&base);
+    let (w1, w8) = (&one.json["ssd"]["wear_leveling"], &eight.json["ssd"]["wear_leveling"]);
+    assert_eq!(u(&w8["set_blocks_per_plane"]), 8);
+    let planes = 2 * 4 * 2;
+    assert!(u(&w1["migration_blocks_parked"]) <= planes, "{w1}");
+    assert!(u(&w8["migration_blocks_parked"]) <= 8 * planes, "{w8}");
+    // Less read targets outnumber frequently read ones here: their sets wait, and every
+    // frequently read target finds one (or makes its own), so all of them are split.
+    assert!(u(&w8["targets_frequently_read"]) > 0, "{w8}");
+    assert_eq!(u(&w8["split_frequently_read"]), u(&w8["targets_frequently_read"]), "{w8}");
+    assert_eq!(u(&w8["split_collections"]), u(&w8["split_frequently_read"]) + u(&w8["split_less_read"]), "{w8}");
+    // Sets wait beyond one a plane, and fewer targets go without room for a set.
+    assert!(u(&w8["block_sets_waiting"]) > planes / 2, "{w8}");
+    assert!(u(&w8["no_room_for_a_block_set"]) < u(&w1["no_room_for_a_block_set"]), "{w1}\n{w8}");
+    assert!(u(&w8["split_collections"]) > u(&w1["split_collections"]), "{w1}\n{w8}");
+    // Every pinned block is a waiting set's or one of the pair under way.
+    assert!(u(&w8["migration_blocks_open"]) + u(&w8["migration_blocks_parked"]) <= 2 * u(&w8["block_sets_waiting"]) + 2, "{w8}");
 }

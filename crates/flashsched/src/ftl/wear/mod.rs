@@ -26,7 +26,8 @@ pub enum WlAction {
     /// Move its valid pages half and half into the migration blocks the policy pinned in the
     /// planes `to` (`Ftl::pin_migration_block`; read pages alternate between the two, unread
     /// pages too), then erase it. `close`: those blocks take nothing more once these moves are
-    /// done.
+    /// done; otherwise they are parked once these moves are done (`Ftl::park_migration_block`),
+    /// waiting for the target that completes the set.
     Split { block: u32, to: [u32; 2], close: bool },
 }
 
@@ -63,7 +64,8 @@ pub fn build(s: &Settings, layout: Layout) -> Option<Box<dyn WearLeveler>> {
     match r.str("ftl.wear_leveling") {
         "none" => None,
         "swl" => Some(Box::new(Swl::new(blocks, r.int("ftl.swl.threshold") as u32, r.int("ftl.swl.set_bits") as u32, s.seed))),
-        "rbwl" => Some(Box::new(Rbwl::new(layout, r.int("ftl.rbwl.threshold") as u32, r.float("ftl.rbwl.frequent_share"), r.float("ftl.rbwl.less_share")))),
+        "rbwl" => Some(Box::new(Rbwl::new(layout, r.int("ftl.rbwl.threshold") as u32, r.float("ftl.rbwl.frequent_share"), r.float("ftl.rbwl.less_share"))
+            .with_set_blocks(r.int("ftl.rbwl.set_blocks") as u32))),
         other => unreachable!("wear leveling {other} passed validation"),
     }
 }

@@ -22,11 +22,18 @@
 //! in wear leveling's own stream of most erased blocks (`ftl::STREAM_WEAR`). Moves stay in the channel (the
 //! paper's footnote 2), but cross chips: they go over the channel, never by copyback.
 //!
+//! Block sets wait as Algorithm 1's list lets them: once the first target's moves are done, the
+//! set's two blocks are parked (`Ftl::park_migration_block`: partly written, no GC victims, out of
+//! the migration stream) until a target of the other kind on the channel takes the set, so that
+//! several sets can wait on one plane. The list is unbounded in the paper; here a plane holds at
+//! most `ftl.rbwl.set_blocks` blocks for waiting sets, so that they cannot starve GC [INFER].
+//!
 //! Adaptations [INFER], as in `swl`: a target that holds no data (free, or a write frontier) gets
 //! its bit without an erase; one whose plane is collecting waits for the next erase. A block set
 //! is made only from planes that keep a free block after giving one (taking it may start GC
-//! there, as any allocation may) and have no block-set block open; when none can be made, the
-//! target is collected as GC would.
+//! there, as any allocation may), are not writing another set's block, and hold fewer than
+//! `set_blocks` blocks for sets; a set is taken only when its blocks can become their planes'
+//! migration blocks again. When no set can be made, the target is collected as GC would.
 
 use serde_json::{json, Value};
 
@@ -35,12 +42,14 @@ use super::{collectable, WearLeveler, WlAction};
 use crate::ftl::{BlockState, Ftl, OpenRule};
 use crate::nand::{Layout, Ppn};
 
-/// A pair of pinned blocks (one per plane in `planes`) waiting for a target of the other kind.
+/// A pair of pinned blocks (`blocks`, one in each plane of `planes`) waiting for a target of the
+/// other kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct BlockSet {
     kind: u8,
     channel: u32,
     planes: [u32; 2],
+    blocks: [u32; 2],
 }
 
 pub struct Rbwl {
@@ -56,8 +65,12 @@ pub struct Rbwl {
     next_chip: Vec<u32>,
     /// Free blocks a plane must keep after giving one to a block set (GC's last block).
     keep: u32,
+    /// Most blocks of a plane held by block sets (`ftl.rbwl.set_blocks`).
+    set_blocks: u32,
     /// Targets by kind: less read, frequently read, other.
     targets: [u64; 3],
+    /// Targets split, by kind: less read, frequently read.
+    split: [u64; 2],
     sets_made: u64,
     sets_paired: u64,
     no_room: u64,
@@ -79,13 +92,21 @@ impl Rbwl {
             sets: Vec::new(),
             next_chip: vec![0; layout.channels as usize],
             keep: 1,
+            set_blocks: 1,
             targets: [0; 3],
+            split: [0; 2],
             sets_made: 0,
             sets_paired: 0,
             no_room: 0,
         }
     }
 
+
+    /// `ftl.rbwl.set_blocks`: most blocks of a plane that block sets may hold.
+    pub fn with_set_blocks(mut self, n: u32) -> Self {
+        self.set_blocks = n.max(1);
+        self
+    }
 
     /// `block(findex, rfcnt)`: 0 less read, 1 frequently read, 2 other.
     fn kind(&self, ftl: &Ftl, block: u32) -> u8 {
@@ -125,7 +146,12 @@ impl Rbwl {
                 continue;
             }
             let plane = (c * per_chip..(c + 1) * per_chip)
-                .filter(|&p| ftl.migration_block(p).is_none() && ftl.free_blocks(p) > self.keep && ftl.may_pin(p))
+                .filter(|&p| {
+                    ftl.migration_block(p).is_none()
+                        && ftl.parked_blocks(p) < self.set_blocks
+                        && ftl.free_blocks(p) > self.keep
+                        && ftl.may_pin(p)
+                })
                 .max_by_key(|&p| (ftl.free_blocks(p), std::cmp::Reverse(p)));
             if let Some(p) = plane {
                 picked.push(p);
@@ -138,11 +164,12 @@ impl Rbwl {
         if picked.len() < 2 {
             return None;
         }
-        for &p in &picked {
-            ftl.pin_migration_block(p, OpenRule::MostWorn, self.keep).expect("the plane was checked");
+        let mut blocks = [0; 2];
+        for (b, &p) in blocks.iter_mut().zip(&picked) {
+            *b = ftl.pin_migration_block(p, OpenRule::MostWorn, self.keep).expect("the plane was checked");
         }
         self.sets_made += 1;
-        Some(BlockSet { kind, channel, planes: [picked[0], picked[1]] })
+        Some(BlockSet { kind, channel, planes: [picked[0], picked[1]], blocks })
     }
 }
 
@@ -201,7 +228,10 @@ impl WearLeveler for Rbwl {
             // Any waiting set of the other kind on the channel (Algorithm 1 matches by kind only).
             // A set away from the target's chip first, so that its data leaves the chip.
             let per_chip = self.layout.dies_per_chip * self.layout.planes_per_die;
-            let matches = |s: &&BlockSet| s.channel == channel && s.kind + kind == 1;
+            // A set whose blocks can be their planes' migration blocks again: each plane's stream
+            // holds it still (its first moves under way) or nothing.
+            let takeable = |s: &BlockSet| s.planes.iter().zip(&s.blocks).all(|(&p, &b)| ftl.migration_block(p).is_none_or(|m| m == b));
+            let matches = |s: &&BlockSet| s.channel == channel && s.kind + kind == 1 && takeable(s);
             let away = |s: &&BlockSet| s.planes.iter().all(|&p| p / per_chip != chip);
             let partner = self
                 .sets
@@ -210,12 +240,18 @@ impl WearLeveler for Rbwl {
                 .or_else(|| self.sets.iter().position(|s| matches(&s)));
             if let Some(i) = partner {
                 let s = self.sets.remove(i);
+                for (&p, &b) in s.planes.iter().zip(&s.blocks) {
+                    let back = ftl.unpark_migration_block(p, b);
+                    debug_assert!(back, "block {b} of a takeable set did not return to plane {p}'s migration stream");
+                }
                 self.sets_paired += 1;
+                self.split[kind as usize] += 1;
                 return Some(WlAction::Split { block: b, to: s.planes, close: true });
             }
             match self.new_set(ftl, chip, kind) {
                 Some(s) => {
                     self.sets.push(s);
+                    self.split[kind as usize] += 1;
                     return Some(WlAction::Split { block: b, to: s.planes, close: false });
                 }
                 None => {
@@ -238,9 +274,12 @@ impl WearLeveler for Rbwl {
             "targets_less_read": self.targets[0],
             "targets_frequently_read": self.targets[1],
             "targets_other": self.targets[2],
+            "split_less_read": self.split[0],
+            "split_frequently_read": self.split[1],
             "block_sets_made": self.sets_made,
             "block_sets_paired": self.sets_paired,
             "block_sets_waiting": self.sets.len(),
+            "set_blocks_per_plane": self.set_blocks,
             "no_room_for_a_block_set": self.no_room,
         })
     }
