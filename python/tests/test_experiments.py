@@ -81,6 +81,22 @@ def test_profile_names_and_errors() -> None:
         profiles.get("vios2016/srcc")
 
 
+def test_pattern_profiles_state_their_footprints_and_the_fill_maps_the_read_one() -> None:
+    # SSDsim's start: what the trace reads is mapped before the run. The pattern2019 profiles read
+    # a footprint of PATTERN_FILL of the drive's logical space, which pattern-main's fill writes.
+    d = profiles.describe("pattern2019/proj_0")
+    assert d["write_footprint_bytes"] == 4 << 30
+    assert d["read_footprint_bytes"] == profiles.PATTERN_READ_RANGE > d["write_footprint_bytes"]
+    sets = profiles.get("pattern2019/proj_0").sets(requests=2000, seed=1)
+    assert f"workload.synthetic.read_range={profiles.PATTERN_READ_RANGE}" in sets
+    r = flashsched.simulate("pattern2019", sets=[*sets, f"ftl.precondition.fill={profiles.PATTERN_FILL}"])
+    ssd = r.json["ssd"]
+    assert ssd["logical_pages"] == profiles.PATTERN_LOGICAL_PAGES
+    # Every read finds data, and the data written before the run is the read footprint.
+    assert ssd["host_reads_unmapped"] == 0 and ssd["host_pages_read"] > 0
+    assert round(profiles.PATTERN_FILL * ssd["logical_pages"]) * 4096 == profiles.PATTERN_READ_RANGE
+
+
 def test_closed_loop_thread_scaling() -> None:
     iops = []
     for jobs in (1, 4, 16):
@@ -525,11 +541,14 @@ def test_reproduce_pattern_quick(tmp_path: Path) -> None:
     # One trace, short runs on the full-size drive: every scheme runs, the pattern scheduler finds
     # patterns, wear leveling's and routine GC's times add up, and Table V comes out exactly (the
     # tables are one bit per page and per block, keyed by variant).
-    # 100,000 requests: enough writes to run the drive (filled to 90%) below its GC floor.
+    # 100,000 requests: enough writes to run the drive (its read footprint, 88%, mapped) below its
+    # GC floor.
     out = reproduce.reproduce("pattern", tmp_path / "p", requests=100000, workers=2, progress=False, seeds=[1],
                               workloads=["proj_0"])
     cmp = pd.read_csv(out / "comparison.csv")
-    assert set(cmp["part"]) == {"pattern-main", "pattern-memory"}
+    assert set(cmp["part"]) == {"pattern-main", "pattern-ssdsim", "pattern-memory"}
+    ss = pd.read_parquet(out / "pattern-ssdsim" / "results.parquet").set_index("variant")
+    assert (ss["status"] == "ok").all() and set(ss.index) == {"baseline", "swl", "pgis+swl", "pattern"}
     m = pd.read_parquet(out / "pattern-main" / "results.parquet").set_index("variant")
     assert (m["status"] == "ok").all()
     assert set(m.index) == {"baseline", "swl", "pgis+swl", "pattern", "pgis", "pattern-grouping", "rbwl", "swl-gc-stream", "pattern-gc-stream"}

@@ -35,7 +35,7 @@ def test_reproduce_api_refuses_requests_below_one(tmp_path: Path) -> None:
 
 
 def test_reproduce_pattern_at_500_requests(tmp_path: Path) -> None:
-    # Every part on one trace each (pattern-fill has only Random_server_1), one seed. At 500
+    # Every part on one trace each (pattern-fill and pattern-load have only Random_server_1), one seed. At 500
     # requests nothing is erased and no GC runs: the GC, erase and first-failure comparisons have
     # no value, and say why.
     out = tmp_path / "pattern"
@@ -44,7 +44,7 @@ def test_reproduce_pattern_at_500_requests(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     cmp = pd.read_csv(out / "comparison.csv")
-    assert set(cmp["part"]) == {"pattern-main", "pattern-fill", "pattern-memory"}
+    assert set(cmp["part"]) == {"pattern-main", "pattern-ssdsim", "pattern-fill", "pattern-load", "pattern-memory"}
     assert not cmp["flashsched"].isin([math.inf, -math.inf]).any(), "x / 0 is no percentage"
     # Every missing value says why; every value present has no such note.
     missing = cmp[cmp["flashsched"].isna()]

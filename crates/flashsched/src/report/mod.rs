@@ -433,6 +433,8 @@ pub fn summary_row(s: &Settings, doc: &Value) -> Vec<(String, Value)> {
     row.push(("wl_collections".into(), ssd["wear_leveling"]["collections"].clone()));
     row.push(("wl_pages_to_worn_blocks".into(), ssd["wear_leveling"]["pages_to_worn_blocks"].clone()));
     row.push(("wl_pages_to_gc_stream".into(), ssd["wear_leveling"]["pages_to_gc_stream"].clone()));
+    row.push(("wl_split_collections".into(), ssd["wear_leveling"]["split_collections"].clone()));
+    row.push(("wl_no_room".into(), ssd["wear_leveling"]["no_room_for_a_block_set"].clone()));
     row.push(("wl_bet_bytes".into(), ssd["wear_leveling"]["bet_bytes"].clone()));
     row.push(("wl_prt_bytes".into(), ssd["wear_leveling"]["prt_bytes"].clone()));
     row.push(("patterns_per_window".into(), ssd["write_grouping"]["patterns_per_window"].clone()));
