@@ -325,6 +325,18 @@ impl Settings {
                     ),
                 );
             }
+            // rbwl's waiting block sets hold blocks that neither GC nor the host can use until their
+            // partner arrives: they must fit in the spare blocks above GC's floor and its own block.
+            let set_blocks = r.int("ftl.rbwl.set_blocks") as f64;
+            let room = set_block_room(geometry.blocks_per_plane, op, gc_threshold) as f64;
+            if r.str("ftl.wear_leveling") == "rbwl" && set_blocks > room {
+                err(
+                    "ftl.rbwl.set_blocks",
+                    format!(
+                        "{set_blocks} blocks a plane for waiting block sets, but over-provisioning leaves {spare_blocks:.1} spare blocks a plane, {floor} of them GC's free-block floor and one its own block: at most {room} (or raise over-provisioning)"
+                    ),
+                );
+            }
             // Every address is folded modulo the logical pages: there must be at least one.
             if logical_pages_of(&geometry, op) == 0 {
                 err(
@@ -587,6 +599,24 @@ impl Settings {
     pub fn gc_floor_blocks(&self) -> u32 {
         gc_floor_blocks(self.ftl.gc_threshold, self.geometry.blocks_per_plane)
     }
+
+    /// `ftl.rbwl.set_blocks`, its default (0) resolved: 8, or the room there is when less.
+    pub fn rbwl_set_blocks(&self) -> u32 {
+        match self.resolved.int("ftl.rbwl.set_blocks") as u32 {
+            0 => RBWL_SET_BLOCKS.min(set_block_room(self.geometry.blocks_per_plane, self.ftl.overprovisioning, self.ftl.gc_threshold)),
+            n => n,
+        }
+    }
+}
+
+/// Blocks a plane may hold for rbwl's waiting block sets by default.
+pub const RBWL_SET_BLOCKS: u32 = 8;
+
+/// Most blocks a plane may hold for rbwl's waiting block sets: its spare blocks (blocks_per_plane
+/// x overprovisioning) less GC's free-block floor and GC's own block, at least one.
+pub fn set_block_room(blocks_per_plane: u32, overprovisioning: f64, gc_threshold: f64) -> u32 {
+    let spare = blocks_per_plane as f64 * overprovisioning;
+    ((spare - gc_floor_blocks(gc_threshold, blocks_per_plane) as f64 - 1.0).floor() as u32).max(1)
 }
 
 /// floor(physical pages x (1 - overprovisioning)), rounded down to a multiple of the planes.

@@ -275,9 +275,15 @@ impl Ftl {
         match self.planes[plane as usize].active[STREAM_MIGRATION as usize] {
             b if b == block => true,
             NONE => {
-                debug_assert_eq!(self.layout.plane_of_block(block), plane);
-                debug_assert_eq!(self.blocks[block].state, BlockState::Active, "block {block} is not parked");
-                debug_assert!(self.parked.get(plane as usize).is_some_and(|&n| n > 0), "plane {plane} parks no block");
+                // Only a parked block comes back: one of this plane's, still `Active`.
+                let parked = self.layout.plane_of_block(block) == plane
+                    && self.blocks[block].state == BlockState::Active
+                    && self.parked_blocks(plane) > 0
+                    && !self.planes[plane as usize].active.contains(&block);
+                if !parked {
+                    debug_assert!(parked, "block {block} is not parked in plane {plane}");
+                    return false;
+                }
                 self.parked[plane as usize] -= 1;
                 let wp = self.blocks[block].write_ptr;
                 let ps = &mut self.planes[plane as usize];

@@ -224,6 +224,8 @@ proptest! {
     ) {
         let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
         let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.25);
+        // Waiting block sets fit in the spare blocks above GC's floor and its own block.
+        let set_blocks = set_blocks.min(((g.4 as f64 * op - floor - 1.0).floor() as u32).max(1));
         let mut o = Options::from_preset("tiny").unwrap();
         let mut sets: Vec<(&str, String)> = geometry_sets((g.0, g.1, g.2, g.3, g.4, g.5, op));
         sets.extend([

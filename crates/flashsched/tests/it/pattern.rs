@@ -90,6 +90,8 @@ fn pattern_and_rbwl_settings_that_contradict_each_other_are_refused() {
     for (sets, key) in [
         (["ftl.pattern.window=100", "ftl.pattern.mined_requests=200"], "ftl.pattern.mined_requests"),
         (["ftl.rbwl.frequent_share=0.3", "ftl.rbwl.less_share=0.3"], "ftl.rbwl.less_share"),
+        // tiny: 64 blocks a plane, 12.5% spare (8), GC's floor 4 and its own block: room for 3.
+        (["ftl.wear_leveling=\"rbwl\"", "ftl.rbwl.set_blocks=4"], "at most 3"),
     ] {
         let all: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         let e = flashsched::config::load(Some("tiny"), None, &all).unwrap_err().to_string();
@@ -145,18 +147,20 @@ fn block_sets_wait_for_their_partners_up_to_their_bound_so_read_heavy_targets_ar
     // As above, on four chips a channel: one kind of target outnumbers the other, so its block
     // sets wait. With one block a plane for sets, a channel is soon full of waiting sets and
     // later targets are collected as GC would; with eight, more wait and more targets are split.
-    let mut base = vec![
+    let base = vec![
         "workload.synthetic.address=\"hotcold\"",
         "workload.synthetic.hot_fraction=0.15",
         "workload.synthetic.hot_traffic=0.9",
         "workload.synthetic.hot_split=\"separate\"",
         "workload.synthetic.read_ratio=0.5",
         "device.geometry.chips_per_channel=4",
+        // 16 spare blocks a plane: room for 11 blocks of waiting sets beside GC's floor of 4.
+        "ftl.overprovisioning=0.25",
         "ftl.wear_leveling=\"rbwl\"",
         "ftl.rbwl.threshold=2",
     ];
     let one = run(&[base.clone(), vec!["ftl.rbwl.set_blocks=1"]].concat());
-    base.push("ftl.rbwl.set_blocks=8");
+    // The default: 8 a plane, as there is room for them.
     let eight = run(&base);
     let (w1, w8) = (&one.json["ssd"]["wear_leveling"], &eight.json["ssd"]["wear_leveling"]);
     assert_eq!(u(&w8["set_blocks_per_plane"]), 8);

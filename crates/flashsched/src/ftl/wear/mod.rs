@@ -64,8 +64,13 @@ pub fn build(s: &Settings, layout: Layout) -> Option<Box<dyn WearLeveler>> {
     match r.str("ftl.wear_leveling") {
         "none" => None,
         "swl" => Some(Box::new(Swl::new(blocks, r.int("ftl.swl.threshold") as u32, r.int("ftl.swl.set_bits") as u32, s.seed))),
-        "rbwl" => Some(Box::new(Rbwl::new(layout, r.int("ftl.rbwl.threshold") as u32, r.float("ftl.rbwl.frequent_share"), r.float("ftl.rbwl.less_share"))
-            .with_set_blocks(r.int("ftl.rbwl.set_blocks") as u32))),
+        "rbwl" => Some(Box::new(Rbwl::new(
+            layout,
+            r.int("ftl.rbwl.threshold") as u32,
+            r.float("ftl.rbwl.frequent_share"),
+            r.float("ftl.rbwl.less_share"),
+            s.rbwl_set_blocks(),
+        ))),
         other => unreachable!("wear leveling {other} passed validation"),
     }
 }

@@ -79,7 +79,8 @@ pub struct Rbwl {
 const OTHER: u8 = 2;
 
 impl Rbwl {
-    pub fn new(layout: Layout, threshold: u32, frequent_share: f64, less_share: f64) -> Self {
+    /// `set_blocks`: most blocks of a plane that block sets may hold (`ftl.rbwl.set_blocks`).
+    pub fn new(layout: Layout, threshold: u32, frequent_share: f64, less_share: f64, set_blocks: u32) -> Self {
         let blocks = layout.blocks();
         Rbwl {
             layout,
@@ -92,7 +93,7 @@ impl Rbwl {
             sets: Vec::new(),
             next_chip: vec![0; layout.channels as usize],
             keep: 1,
-            set_blocks: 1,
+            set_blocks: set_blocks.max(1),
             targets: [0; 3],
             split: [0; 2],
             sets_made: 0,
@@ -101,12 +102,6 @@ impl Rbwl {
         }
     }
 
-
-    /// `ftl.rbwl.set_blocks`: most blocks of a plane that block sets may hold.
-    pub fn with_set_blocks(mut self, n: u32) -> Self {
-        self.set_blocks = n.max(1);
-        self
-    }
 
     /// `block(findex, rfcnt)`: 0 less read, 1 frequently read, 2 other.
     fn kind(&self, ftl: &Ftl, block: u32) -> u8 {
