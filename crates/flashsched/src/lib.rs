@@ -50,6 +50,7 @@ macro_rules! policy_slot_deref {
     };
 }
 
+pub mod cache;
 pub mod config;
 pub mod ctrl;
 pub mod engine;

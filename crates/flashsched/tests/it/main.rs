@@ -6,6 +6,7 @@ mod slacker;
 mod ssdsim;
 mod closed_loop;
 mod compat;
+mod data_cache;
 mod determinism;
 mod fidelity;
 mod endurance;
