@@ -248,9 +248,9 @@ PATTERN_RANGE = 4 << 30
 # over chips), which the run's `ftl.precondition.fill = PATTERN_FILL` writes before it starts; what
 # lies beyond the 4 GiB write footprint is never rewritten. Its amount is not published. It is
 # derived from Table IV, not from the headline: SWL's erases come to Table IV's +5.4% over
-# Baseline's on Random_server_1 at a fill between 0.85 (+4.6%) and 0.9 (+5.9%), about 0.88 by
-# linear interpolation (`reproduce pattern-fill`); SWL's erase spread (80.5% of Baseline's) asks
-# for more than 0.9. [INFER: the traces' footprints are not given.]
+# Baseline's on Random_server_1 at a fill of 0.88 (+4.6% at 0.85, +5.9% at 0.9; `reproduce
+# pattern-fill`); SWL's erase spread (80.5% of Baseline's) asks for more than 0.9, Baseline's
+# spread for about 0.75. [INFER: the traces' footprints are not given.]
 PATTERN_FILL = 0.88
 # pattern2019's logical space, pages of 4 KiB (16 GiB less 10% over-provisioning).
 PATTERN_LOGICAL_PAGES = 3_774_848
