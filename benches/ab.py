@@ -1,7 +1,7 @@
 """Compare two builds of the reference benchmark (docs/performance.md): are their results the same,
 and which is faster?
 
-    .venv/bin/python benches/ab.py same  OLD_BENCH NEW_BENCH     # results byte for byte, 14 configurations
+    .venv/bin/python benches/ab.py same  OLD_BENCH NEW_BENCH [--only NAME ...]   # results byte for byte
     .venv/bin/python benches/ab.py speed OLD_BENCH NEW_BENCH [--rounds 12] [key=value ...]
 
 OLD_BENCH and NEW_BENCH are `bench8x8` benchmark binaries (`cargo bench -p flashsched --bench
@@ -9,10 +9,11 @@ bench8x8 --no-run` prints the path; copy it before rebuilding). For the old buil
 `git worktree add /tmp/old <commit>` and `CARGO_TARGET_DIR=/tmp/old/target cargo bench --no-run`
 there.
 
-`same` runs both on sixteen configurations that exercise every policy slot (the default, VIOS, the
+`same` runs both on eighteen configurations that exercise every policy slot (the default, VIOS, the
 heaviest combination, Slacker with suspension, dynamic allocation, Pattern with RBWL, multi-plane,
 PASS, `compat=mqsim`, `compat=ssdsim`, PIQ with held requests, a preconditioned GC run, FCFS with
-suspension and GC, FCFS with RR/WR's idle-time re-programs) and
+suspension and GC, FCFS with RR/WR's idle-time re-programs, the data cache with the mapping table,
+flashsched's and MQSim's) and
 compares their JSON without the wall-clock fields (the benchmark's `FLASHSCHED_BENCH_JSON`).
 Exit status 1 if any differs. `--added ssd.some_field` (repeatable) accepts an output field that
 only the new build writes (a change that adds one), printing its values.
@@ -73,10 +74,12 @@ def field(doc, path: str):
     return doc
 
 
-def same(old: str, new: str, added: frozenset[str] = frozenset()) -> int:
+def same(old: str, new: str, added: frozenset[str] = frozenset(), only: list[str] | None = None) -> int:
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for name, sets in CONFIGS.items():
+            if only and name not in only:
+                continue
             docs = []
             for i, binary in enumerate((old, new)):
                 path = str(Path(tmp) / f"{name}.{i}.json")
@@ -116,6 +119,7 @@ def main() -> int:
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=12)
     ap.add_argument("--added", action="append", default=[], help="same: an output field only the new build writes (dotted path)")
+    ap.add_argument("--only", action="append", default=[], choices=sorted(CONFIGS), help="same: run only this configuration (repeatable; a build older than a configuration's keys cannot run it)")
     ap.add_argument("sets", nargs="*", help="key=value overrides (speed only)")
     a = ap.parse_intermixed_args()
     for b in (a.old, a.new):
@@ -123,8 +127,8 @@ def main() -> int:
             sys.exit(f"{b}: not an executable benchmark binary")
     if a.what == "same":
         if a.sets:
-            sys.exit("same: overrides are not taken (it runs its own sixteen configurations)")
-        return same(a.old, a.new, frozenset(a.added))
+            sys.exit("same: overrides are not taken (it runs its own eighteen configurations)")
+        return same(a.old, a.new, frozenset(a.added), a.only or None)
     return speed(a.old, a.new, a.rounds, a.sets)
 
 

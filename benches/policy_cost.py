@@ -59,6 +59,12 @@ POLICIES: dict[str, tuple[list[str], str | None]] = {
     "vios-slots": (["hil.scheduler=vios", "hil.vios.dispatch=slots", "device.variation.enabled=true"], "variation"),
     "wr+rr": (["ftl.program_speed=wr", "ftl.idle_task=rr", "device.variation.enabled=true"], "variation"),
     "pattern+rbwl": (["ftl.write_grouping=pattern", "ftl.wear_leveling=rbwl"], None),
+    # The controller's DRAM (issue 46: both on within 25% of the same run without them).
+    "cache": (["cache.mode=write"], None),
+    "mapping-cache": (["ftl.mapping_cache.capacity=256KiB"], None),
+    "cache+mapping": (["cache.mode=write", "ftl.mapping_cache.capacity=256KiB"], None),
+    "mqsim": (["compat=mqsim"], None),
+    "mqsim-caches": (["compat=mqsim", "cache.mode=write", "cache.capacity=2MiB", "ftl.mapping_cache.capacity=16KiB"], "mqsim"),
 }
 
 

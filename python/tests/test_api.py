@@ -33,7 +33,7 @@ def test_request_log_and_intervals() -> None:
     r = flashsched.simulate("tiny", SYNTH, request_log=True, stats__interval="5ms")
     req = r.requests
     assert req is not None and len(req) == 3000
-    stages = ["host_queue_ns", "device_queue_ns", "die_wait_ns", "channel_wait_ns", "bus_ns", "array_ns", "ecc_ns"]
+    stages = ["host_queue_ns", "device_queue_ns", "die_wait_ns", "channel_wait_ns", "bus_ns", "array_ns", "ecc_ns", "cache_ns", "mapping_ns"]
     assert (req[stages].sum(axis=1) == req["lat_ns"]).all()
     assert len(r.intervals) > 3 and "free_blocks" in r.intervals.columns
 

@@ -193,6 +193,8 @@ fn simulate(
         col!("bus_ns", |x: &flashsched::RequestLogRow| x.stages.bus);
         col!("array_ns", |x: &flashsched::RequestLogRow| x.stages.array);
         col!("ecc_ns", |x: &flashsched::RequestLogRow| x.stages.ecc);
+        col!("cache_ns", |x: &flashsched::RequestLogRow| x.stages.cache);
+        col!("mapping_ns", |x: &flashsched::RequestLogRow| x.stages.mapping);
         Some(d.unbind())
     } else {
         None

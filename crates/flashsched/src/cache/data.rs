@@ -1,7 +1,7 @@
-//! The data cache: one slot per cached logical page, holding a bitmap of its sectors (a
-//! write may cover part of a page), in one of three states. Dirty pages reach flash when evicted
-//! or flushed; a page being written back stays readable and cannot be evicted until its program
-//! is done, and a write to it meanwhile leaves it dirty again afterwards.
+//! The data cache: one slot per cached logical page, holding a bitmap of its sectors (a write may
+//! cover part of a page), in one of three states. Dirty pages reach flash when evicted, flushed or
+//! written through; a page being written back stays readable. Every write gives its page a new
+//! version, so the end of an older program can tell that the page was written again since.
 
 use rustc_hash::FxHashMap;
 
@@ -13,9 +13,9 @@ use crate::nand::Lpn;
 pub enum SlotState {
     /// The same as flash (read into the cache, or written back).
     Clean,
-    /// Newer than flash.
+    /// Newer than flash, and no program of it is under way.
     Dirty,
-    /// Being written back (its program issued, not done).
+    /// Being written back: a program of this version is under way.
     Flushing,
 }
 
@@ -26,10 +26,10 @@ pub enum Insert {
     Hit,
     /// A free slot took it.
     Placed,
-    /// The policy's victim made room: `dirty` pages must now be written to flash by the caller.
-    Evicted { lpn: Lpn, sectors: u64, dirty: bool },
-    /// Every slot is being written back: nothing was cached (the caller waits for a program).
-    Full,
+    /// The policy's victim made room. A `Dirty` victim must now be written to flash by the
+    /// caller; a `Flushing` one already is (its program's end finds the page gone); a `Clean`
+    /// one is simply dropped.
+    Evicted { lpn: Lpn, sectors: u64, state: SlotState, version: u32 },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -37,8 +37,7 @@ struct Slot {
     lpn: Lpn,
     sectors: u64,
     state: SlotState,
-    /// Written again while `Flushing`: dirty once the write-back is done.
-    rewritten: bool,
+    version: u32,
 }
 
 /// The cached pages, at most `capacity`, evicted in the order of an [`EvictionPolicy`].
@@ -48,19 +47,15 @@ pub struct DataCache {
     map: FxHashMap<Lpn, u32>,
     free: Vec<u32>,
     policy: Box<dyn EvictionPolicy>,
+    /// The version the next write gives its page.
+    next_version: u32,
 }
 
 impl DataCache {
     /// A cache of `capacity` pages (at least one). `sectors` bitmaps hold up to 64 sectors a page.
     pub fn new(capacity: u32, policy: Box<dyn EvictionPolicy>) -> Self {
         let capacity = capacity.max(1);
-        DataCache {
-            capacity,
-            slots: Vec::new(),
-            map: FxHashMap::default(),
-            free: Vec::new(),
-            policy,
-        }
+        DataCache { capacity, slots: Vec::new(), map: FxHashMap::default(), free: Vec::new(), policy, next_version: 1 }
     }
 
     pub fn capacity(&self) -> u32 {
@@ -83,43 +78,41 @@ impl DataCache {
 
     /// The page's state and the sectors cached, if it is cached.
     pub fn get(&self, lpn: Lpn) -> Option<(SlotState, u64)> {
-        self.map
-            .get(&lpn)
-            .map(|&s| (self.slots[s as usize].state, self.slots[s as usize].sectors))
+        self.map.get(&lpn).map(|&s| (self.slots[s as usize].state, self.slots[s as usize].sectors))
     }
 
-    /// A read of `sectors` of `lpn`: the sectors of them the cache holds (0: a miss). A hit
-    /// counts as a use for the eviction policy.
+    /// A read of `sectors` of `lpn`: the sectors of them the cache holds (0: a miss). Finding the
+    /// page counts as a use for the eviction policy, whatever it holds (MQSim's `Get_slot`).
     pub fn read(&mut self, lpn: Lpn, sectors: u64) -> u64 {
         let Some(&s) = self.map.get(&lpn) else {
             return 0;
         };
-        let held = self.slots[s as usize].sectors & sectors;
-        if held != 0 {
-            self.policy.touched(s);
-        }
-        held
+        self.policy.touched(s);
+        self.slots[s as usize].sectors & sectors
     }
 
-    /// A write of `sectors` of `lpn` into the cache: the page becomes (or stays) dirty.
-    pub fn write(&mut self, lpn: Lpn, sectors: u64) -> Insert {
-        self.put(lpn, sectors, SlotState::Dirty)
+    /// A write of `sectors` of `lpn` into the cache: the page becomes dirty, with a new version
+    /// (returned with what the insertion did).
+    pub fn write(&mut self, lpn: Lpn, sectors: u64) -> (Insert, u32) {
+        let version = self.next_version;
+        self.next_version = self.next_version.wrapping_add(1).max(1);
+        (self.put(lpn, sectors, SlotState::Dirty, version), version)
     }
 
-    /// Cache `sectors` of `lpn` as read from flash (clean; a dirty page keeps its state).
+    /// Cache `sectors` of `lpn` as read from flash (clean; a cached page keeps its state).
     pub fn fill(&mut self, lpn: Lpn, sectors: u64) -> Insert {
-        self.put(lpn, sectors, SlotState::Clean)
+        self.put(lpn, sectors, SlotState::Clean, 0)
     }
 
-    fn put(&mut self, lpn: Lpn, sectors: u64, state: SlotState) -> Insert {
+    fn put(&mut self, lpn: Lpn, sectors: u64, state: SlotState, version: u32) -> Insert {
         if let Some(&s) = self.map.get(&lpn) {
             let slot = &mut self.slots[s as usize];
             slot.sectors |= sectors;
             if state == SlotState::Dirty {
-                match slot.state {
-                    SlotState::Flushing => slot.rewritten = true,
-                    _ => slot.state = SlotState::Dirty,
-                }
+                // A write over a page being written back: dirty again, and the program under way
+                // no longer holds its newest data.
+                slot.state = SlotState::Dirty;
+                slot.version = version;
             }
             self.policy.touched(s);
             return Insert::Hit;
@@ -128,68 +121,48 @@ impl DataCache {
         let s = if let Some(s) = self.free.pop() {
             s
         } else if (self.slots.len() as u32) < self.capacity {
-            self.slots.push(Slot {
-                lpn,
-                sectors: 0,
-                state: SlotState::Clean,
-                rewritten: false,
-            });
+            self.slots.push(Slot { lpn, sectors: 0, state: SlotState::Clean, version: 0 });
             self.slots.len() as u32 - 1
         } else {
-            let slots = &self.slots;
-            let Some(v) = self
-                .policy
-                .victim(&|s| slots[s as usize].state != SlotState::Flushing)
-            else {
-                return Insert::Full;
-            };
+            let v = self.policy.victim(&|_| true).expect("a full cache has a page to evict");
             let old = self.slots[v as usize];
             self.map.remove(&old.lpn);
             self.policy.removed(v);
-            out = Insert::Evicted {
-                lpn: old.lpn,
-                sectors: old.sectors,
-                dirty: old.state == SlotState::Dirty,
-            };
+            out = Insert::Evicted { lpn: old.lpn, sectors: old.sectors, state: old.state, version: old.version };
             v
         };
-        self.slots[s as usize] = Slot {
-            lpn,
-            sectors,
-            state,
-            rewritten: false,
-        };
+        self.slots[s as usize] = Slot { lpn, sectors, state, version };
         self.map.insert(lpn, s);
         self.policy.inserted(s);
         out
     }
 
-    /// Start writing back dirty `lpn` (its program is issued): it stays cached and readable but
-    /// cannot be evicted until [`flush_done`](Self::flush_done). False if it is not dirty.
-    pub fn start_flush(&mut self, lpn: Lpn) -> bool {
+    /// Start writing back dirty `lpn` (its program is issued): it stays cached and readable. The
+    /// sectors to program and the version they are, or `None` if it is not dirty.
+    pub fn start_flush(&mut self, lpn: Lpn) -> Option<(u64, u32)> {
         match self.map.get(&lpn) {
             Some(&s) if self.slots[s as usize].state == SlotState::Dirty => {
-                self.slots[s as usize].state = SlotState::Flushing;
-                true
+                let slot = &mut self.slots[s as usize];
+                slot.state = SlotState::Flushing;
+                Some((slot.sectors, slot.version))
             }
-            _ => false,
+            _ => None,
         }
     }
 
-    /// `lpn`'s write-back program is done: clean, or dirty again if it was written meanwhile.
-    pub fn flush_done(&mut self, lpn: Lpn) {
-        if let Some(&s) = self.map.get(&lpn) {
-            let slot = &mut self.slots[s as usize];
-            debug_assert_eq!(
-                slot.state,
-                SlotState::Flushing,
-                "lpn {lpn} was not being written back"
-            );
-            slot.state = if std::mem::take(&mut slot.rewritten) {
-                SlotState::Dirty
-            } else {
-                SlotState::Clean
-            };
+    /// The program of `version` of `lpn` is done. If the page is still cached at that version it
+    /// is now clean, or, with `drop`, leaves the cache (MQSim drops a written-through page);
+    /// written again since, or evicted, it is left as it is.
+    pub fn flush_done(&mut self, lpn: Lpn, version: u32, drop: bool) {
+        let Some(&s) = self.map.get(&lpn) else { return };
+        let slot = &mut self.slots[s as usize];
+        if slot.version != version || slot.state != SlotState::Flushing {
+            return;
+        }
+        if drop {
+            self.remove(lpn);
+        } else {
+            slot.state = SlotState::Clean;
         }
     }
 
@@ -206,12 +179,12 @@ impl DataCache {
     pub fn dirty(&self) -> Vec<Lpn> {
         let mut order = Vec::with_capacity(self.map.len());
         self.policy.order(&mut order);
-        order
-            .into_iter()
-            .map(|s| self.slots[s as usize])
-            .filter(|x| x.state == SlotState::Dirty)
-            .map(|x| x.lpn)
-            .collect()
+        order.into_iter().map(|s| self.slots[s as usize]).filter(|x| x.state == SlotState::Dirty).map(|x| x.lpn).collect()
+    }
+
+    /// Bytes of memory the bookkeeping holds (slots, map and the policy's order).
+    pub fn memory_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>() + self.map.capacity() * (std::mem::size_of::<(Lpn, u32)>() + 1) + self.capacity as usize * 8
     }
 }
 
@@ -227,99 +200,41 @@ mod tests {
     #[test]
     fn writes_merge_sectors_and_evict_the_least_recently_used_page() {
         let mut c = cache(2);
-        assert_eq!(c.write(10, 0b0011), Insert::Placed);
-        assert_eq!(c.write(11, 0b1111), Insert::Placed);
-        assert_eq!(c.write(10, 0b1100), Insert::Hit, "a rewrite merges");
+        assert_eq!(c.write(10, 0b0011).0, Insert::Placed);
+        assert_eq!(c.write(11, 0b1111).0, Insert::Placed);
+        assert_eq!(c.write(10, 0b1100).0, Insert::Hit, "a rewrite merges");
         assert_eq!(c.get(10), Some((SlotState::Dirty, 0b1111)));
         // 11 is now the least recently used: a third page evicts it, dirty, for the caller to program.
-        assert_eq!(
-            c.write(12, 1),
-            Insert::Evicted {
-                lpn: 11,
-                sectors: 0b1111,
-                dirty: true
-            }
-        );
+        assert!(matches!(c.write(12, 1).0, Insert::Evicted { lpn: 11, sectors: 0b1111, state: SlotState::Dirty, .. }));
         assert_eq!(c.get(11), None);
-        // A read hit counts as a use: 10 is read, so 12 goes next.
+        // A read counts as a use: 10 is read, so 12 goes next.
         assert_eq!(c.read(10, 0b0110), 0b0110);
         assert_eq!(c.read(10, 1 << 8), 0, "a sector it does not hold is a miss");
-        assert_eq!(
-            c.fill(13, 0xff),
-            Insert::Evicted {
-                lpn: 12,
-                sectors: 1,
-                dirty: true
-            }
-        );
+        assert!(matches!(c.fill(13, 0xff), Insert::Evicted { lpn: 12, sectors: 1, state: SlotState::Dirty, .. }));
+        assert!(matches!(c.write(14, 1).0, Insert::Evicted { lpn: 10, sectors: 0b1111, state: SlotState::Dirty, .. }));
         // A clean page is evicted as clean: nothing to write.
-        assert_eq!(
-            c.write(14, 1),
-            Insert::Evicted {
-                lpn: 10,
-                sectors: 0b1111,
-                dirty: true
-            }
-        );
-        assert_eq!(
-            c.write(15, 1),
-            Insert::Evicted {
-                lpn: 13,
-                sectors: 0xff,
-                dirty: false
-            }
-        );
+        assert_eq!(c.write(15, 1).0, Insert::Evicted { lpn: 13, sectors: 0xff, state: SlotState::Clean, version: 0 });
         assert_eq!(c.len(), 2);
     }
 
     #[test]
-    fn a_page_being_written_back_stays_readable_and_is_not_evicted() {
-        let mut c = cache(2);
-        c.write(1, 1);
-        c.write(2, 1);
-        assert!(c.start_flush(1));
-        assert!(!c.start_flush(1), "already on its way");
-        assert_eq!(c.get(1), Some((SlotState::Flushing, 1)));
-        assert_eq!(c.read(1, 1), 1);
-        // 1 is least recent but flushing: 2 is evicted instead.
-        c.read(2, 1);
-        assert_eq!(
-            c.write(3, 1),
-            Insert::Evicted {
-                lpn: 2,
-                sectors: 1,
-                dirty: true
-            }
-        );
-        // Rewritten while flushing: dirty again once its program is done.
-        assert_eq!(c.write(1, 2), Insert::Hit);
-        assert_eq!(c.get(1), Some((SlotState::Flushing, 3)));
-        c.flush_done(1);
-        assert_eq!(c.get(1), Some((SlotState::Dirty, 3)));
-        assert!(c.start_flush(1));
-        c.flush_done(1);
-        assert_eq!(c.get(1), Some((SlotState::Clean, 3)));
-        // Every slot flushing: nothing can be evicted.
-        assert!(c.start_flush(3));
-        c.write(1, 1);
-        assert!(c.start_flush(1));
-        assert_eq!(c.write(4, 1), Insert::Full);
-        assert_eq!(c.get(4), None);
-    }
-
-    #[test]
-    fn dirty_pages_are_listed_in_eviction_order_and_removal_frees_a_slot() {
+    fn a_program_ends_only_the_version_it_wrote() {
         let mut c = cache(4);
-        for l in [5, 6, 7, 8] {
-            c.write(l, 1);
-        }
-        c.fill(9, 1); // evicts 5
-        c.read(6, 1);
-        assert_eq!(c.dirty(), vec![7, 8, 6]);
-        assert_eq!(c.remove(7), Some((SlotState::Dirty, 1)));
-        assert_eq!(c.remove(7), None);
-        assert_eq!(c.write(10, 1), Insert::Placed, "the freed slot");
-        assert_eq!(c.dirty(), vec![8, 6, 10]);
-        assert_eq!(c.policy(), "lru");
+        let (_, v1) = c.write(5, 0xff);
+        assert_eq!(c.start_flush(5), Some((0xff, v1)));
+        assert_eq!(c.start_flush(5), None, "already being written back");
+        // Written again while its program runs: the program's end leaves it dirty.
+        let (_, v2) = c.write(5, 1);
+        assert_ne!(v1, v2);
+        c.flush_done(5, v1, true);
+        assert_eq!(c.get(5), Some((SlotState::Dirty, 0xff)));
+        assert_eq!(c.start_flush(5), Some((0xff, v2)));
+        c.flush_done(5, v2, false);
+        assert_eq!(c.get(5), Some((SlotState::Clean, 0xff)));
+        // MQSim's write-through: the page leaves when its program ends.
+        let (_, v3) = c.write(6, 3);
+        c.start_flush(6);
+        c.flush_done(6, v3, true);
+        assert_eq!(c.get(6), None);
     }
 }

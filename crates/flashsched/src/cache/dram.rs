@@ -49,7 +49,7 @@ impl Dram {
         }
     }
 
-    /// One clock cycle, ns (MQSim truncates it to whole ns; so does this).
+    /// One clock cycle, whole ns (MQSim truncates it).
     fn cycle_ns(&self) -> u64 {
         1000 / self.clock_mhz
     }
@@ -59,14 +59,17 @@ impl Dram {
         if bytes == 0 {
             return 0;
         }
-        let (b, t, r) = (self.burst_bytes, self.cycle_ns(), self.row_bytes);
+        let (b, r) = (self.burst_bytes, self.row_bytes);
         let open = self.t_rcd_ns + self.t_cl_ns;
         match self.formula {
             Formula::Rows => {
                 let rows = bytes.div_ceil(r);
-                rows * open + (rows - 1) * self.t_rp_ns + (bytes.div_ceil(b)).div_ceil(2) * t
+                // Whole cycles, each exactly 1000 / clock_mhz ns; the sum rounded up once.
+                let cycles = bytes.div_ceil(b).div_ceil(2);
+                rows * open + (rows - 1) * self.t_rp_ns + (cycles * 1000).div_ceil(self.clock_mhz)
             }
             Formula::Mqsim => {
+                let t = self.cycle_ns();
                 if bytes <= r {
                     open + (bytes / b / 2) * t
                 } else {
@@ -136,7 +139,10 @@ mod tests {
     fn wider_bursts_and_faster_clocks_shorten_the_data_phase() {
         let mut d = Dram::mqsim_defaults(Formula::Rows);
         d.burst_bytes = 8;
-        d.clock_mhz = 800; // 1.25 ns truncated to 1 ns a cycle, as MQSim truncates
+        d.clock_mhz = 800; // 1.25 ns a cycle: 256 cycles
+        assert_eq!(d.access_ns(4096), 26 + 320);
+        // MQSim's formula truncates the cycle to whole ns.
+        d.formula = Formula::Mqsim;
         assert_eq!(d.access_ns(4096), 26 + 256);
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod compat;
 pub mod device_model;
+pub mod cache;
 pub mod page_cache;
 pub mod sysbench;
 pub mod error;

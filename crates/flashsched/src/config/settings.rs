@@ -191,6 +191,9 @@ pub struct Settings {
     /// Program steps, process variation and ECC limits (`device.ispp/variation/ecc.*`).
     pub device_model: super::device_model::DeviceModel,
     pub ftl: FtlSettings,
+    /// The controller's DRAM: data cache (`cache.*`) and cached mapping table (`ftl.mapping_cache.*`).
+    pub cache: super::cache::CacheSettings,
+    pub mapping_cache: super::cache::MappingCacheSettings,
     pub host_scheduler: String,
     pub queue_depth: u32,
     pub hil_scheduler: String,
@@ -571,6 +574,8 @@ impl Settings {
             timing,
             device_model,
             ftl,
+            cache: super::cache::CacheSettings::from_resolved(&r),
+            mapping_cache: super::cache::MappingCacheSettings::from_resolved(&r),
             host_scheduler: r.str("host.scheduler").to_string(),
             queue_depth: r.int("host.queue_depth") as u32,
             hil_scheduler: r.str("hil.scheduler").to_string(),
@@ -582,6 +587,7 @@ impl Settings {
         };
         super::page_cache::validate(&settings, &mut err);
         super::sysbench::validate(&settings, &mut err);
+        super::cache::validate(&settings, &mut err);
         errors.into_result(settings)
     }
 

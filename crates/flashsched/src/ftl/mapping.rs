@@ -43,6 +43,14 @@ impl L2p {
         L2p { chunk_at: vec![NO_CHUNK; n], slabs: Vec::new(), used: 0, mapped: 0 }
     }
 
+    /// Room for `logical_pages` logical pages (more than before).
+    pub fn grow(&mut self, logical_pages: u64) {
+        let n = (logical_pages as usize).div_ceil(CHUNK);
+        if n > self.chunk_at.len() {
+            self.chunk_at.resize(n, NO_CHUNK);
+        }
+    }
+
     /// The entry of `lpn` if its chunk was ever written.
     #[inline]
     fn entry(&self, lpn: Lpn) -> Option<&u32> {

@@ -67,7 +67,10 @@ pub const STREAM_MIGRATION: Stream = 2;
 /// the stream's open block has one, or a new block opens leaving GC a block's worth of free
 /// pages; otherwise it goes to the default stream, as any GC move (`Ftl::stream_for`).
 pub const STREAM_WEAR: Stream = 3;
-pub const STREAMS: usize = 4;
+/// The cached mapping table's translation pages (`ftl.mapping_cache`): blocks of their own, so
+/// that the table's writes never share a block with data.
+pub const STREAM_MAPPING: Stream = 4;
+pub const STREAMS: usize = 5;
 
 /// Which free block a stream opens next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -181,7 +184,7 @@ impl Ftl {
             p2l: ReverseMap::new(layout.pages_per_block),
             free_lists: vec![VecDeque::new(); layout.planes() as usize],
             planes,
-            open_rules: [OpenRule::Oldest, OpenRule::Oldest, OpenRule::Oldest, OpenRule::MostWorn],
+            open_rules: [OpenRule::Oldest, OpenRule::Oldest, OpenRule::Oldest, OpenRule::MostWorn, OpenRule::Oldest],
             chip_frontier_gen: vec![0; layout.chips() as usize],
             speed_keys: Vec::new(),
             fastest: vec![std::cell::Cell::new(None); layout.planes() as usize],
@@ -486,15 +489,27 @@ impl Ftl {
         true
     }
 
+    /// `extra` more logical pages past the current ones (the cached mapping table's translation
+    /// pages, `sim::mapping`).
+    pub fn add_logical_pages(&mut self, extra: u64) {
+        self.logical_pages += extra;
+        self.l2p.grow(self.logical_pages);
+    }
+
     /// Untimed host write (preconditioning): allocate, program, collect as needed.
     pub fn write_untimed(&mut self, lpn: Lpn, plane: u32, policy: &mut dyn gc::VictimPolicy) -> Result<(), String> {
-        let ppn = match self.allocate(plane, Writer::Host) {
+        self.write_untimed_in(lpn, plane, STREAM_DEFAULT, policy)
+    }
+
+    /// `write_untimed` into `stream`'s open block.
+    pub fn write_untimed_in(&mut self, lpn: Lpn, plane: u32, stream: Stream, policy: &mut dyn gc::VictimPolicy) -> Result<(), String> {
+        let ppn = match self.allocate_in(plane, Writer::Host, stream) {
             Some(p) => p,
             None => {
                 if !self.collect_untimed(plane, policy) {
                     return Err(format!("plane {plane} is full of valid data; no block can be reclaimed"));
                 }
-                self.allocate(plane, Writer::Host).ok_or_else(|| format!("plane {plane}: no page after GC"))?
+                self.allocate_in(plane, Writer::Host, stream).ok_or_else(|| format!("plane {plane}: no page after GC"))?
             }
         };
         self.program(lpn, ppn);

@@ -47,7 +47,7 @@ fn streams_keep_their_own_open_blocks_and_open_them_by_their_rule() {
         f.erase(b);
         f.blocks[b].erase_count -= 1; // keep the counts above (erase added one)
     }
-    f.open_rules = [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest, OpenRule::MostWorn];
+    f.open_rules = [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest, OpenRule::MostWorn, OpenRule::Oldest];
     // The hot stream opens the least worn free block: a never-used one (count 0).
     let hot = f.allocate_in(0, Writer::Host, STREAM_HOT).unwrap();
     assert_eq!(f.layout.block_of(hot), 3, "the next fresh block");

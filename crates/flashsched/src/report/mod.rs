@@ -74,6 +74,8 @@ fn split_json(d: &DirStats) -> Value {
         "array_ns": r(m(5)),
         "transfer_ns": r(m(4)),
         "ecc_ns": r(m(6)),
+        "cache_ns": r(m(7)),
+        "mapping_ns": r(m(8)),
     })
 }
 
@@ -248,6 +250,16 @@ pub fn to_json(s: &Settings, o: &RunOutcome, info: &RunInfo, json_plus: bool) ->
             m.extend(extra);
         }
         ssd["wear_leveling"] = v;
+    }
+    if let Some(c) = &o.cache {
+        ssd["cache"] = c.clone();
+    }
+    if let Some(m) = &o.mapping {
+        // Write amplification without the translation pages' programs.
+        let translation = m["translation_programs"].as_u64().unwrap_or(0);
+        let data = if c.host_pages_written > 0 { (c.nand_pages_written - translation) as f64 / c.host_pages_written as f64 } else { 0.0 };
+        ssd["write_amplification_data"] = ((data * 1e6).round() / 1e6).into();
+        ssd["mapping_cache"] = m.clone();
     }
     if let Some(g) = &o.grouping {
         ssd["write_grouping"] = g.clone();

@@ -14,9 +14,9 @@ use crate::sink::AtomicFile;
 use crate::trace::Op;
 
 /// Column names of the per-request log, in order.
-pub const REQUEST_LOG_COLUMNS: [&str; 14] = [
+pub const REQUEST_LOG_COLUMNS: [&str; 16] = [
     "arrival_ns", "dispatch_ns", "complete_ns", "op", "offset", "len", "lat_ns",
-    "host_queue_ns", "device_queue_ns", "die_wait_ns", "channel_wait_ns", "bus_ns", "array_ns", "ecc_ns",
+    "host_queue_ns", "device_queue_ns", "die_wait_ns", "channel_wait_ns", "bus_ns", "array_ns", "ecc_ns", "cache_ns", "mapping_ns",
 ];
 
 /// fio's latency logs (`write_lat_log=PREFIX`): total, completion and submission latency, in the
@@ -76,7 +76,7 @@ fn csv_row(line: &mut Line, r: &RequestLogRow) {
         line.bytes(b",");
     }
     line.bytes(r.op.name().as_bytes());
-    for v in [r.offset, r.len, r.complete_ns - r.arrival_ns, s.host_queue, s.device_queue, s.die_wait, s.channel_wait, s.bus, s.array, s.ecc] {
+    for v in [r.offset, r.len, r.complete_ns - r.arrival_ns, s.host_queue, s.device_queue, s.die_wait, s.channel_wait, s.bus, s.array, s.ecc, s.cache, s.mapping] {
         line.bytes(b",");
         line.u64(v);
     }
@@ -347,15 +347,15 @@ mod tests {
 
     #[test]
     fn csv_row_as_pandas_wrote_it() {
-        let stages = Breakdown { host_queue: 1, device_queue: 2, die_wait: 3, channel_wait: 4, bus: 5, array: 6, ecc: 0 };
+        let stages = Breakdown { host_queue: 1, device_queue: 2, die_wait: 3, channel_wait: 4, bus: 5, array: 6, ecc: 0, cache: 0, mapping: 0 };
         let r = RequestLogRow { arrival_ns: 10, dispatch_ns: 11, complete_ns: 31, op: Op::Trim, offset: 1 << 40, len: 4096, stages };
         let mut line = Line::new();
         csv_row(&mut line, &r);
-        assert_eq!(String::from_utf8(line.as_bytes().to_vec()).unwrap(), "10,11,31,trim,1099511627776,4096,21,1,2,3,4,5,6,0\n");
+        assert_eq!(String::from_utf8(line.as_bytes().to_vec()).unwrap(), "10,11,31,trim,1099511627776,4096,21,1,2,3,4,5,6,0,0,0\n");
         // The longest line fits.
-        let big = RequestLogRow { arrival_ns: 0, dispatch_ns: u64::MAX, complete_ns: u64::MAX, op: Op::Write, offset: u64::MAX, len: u64::MAX, stages: Breakdown { host_queue: u64::MAX, device_queue: u64::MAX, die_wait: u64::MAX, channel_wait: u64::MAX, bus: u64::MAX, array: u64::MAX, ecc: u64::MAX } };
+        let big = RequestLogRow { arrival_ns: 0, dispatch_ns: u64::MAX, complete_ns: u64::MAX, op: Op::Write, offset: u64::MAX, len: u64::MAX, stages: Breakdown { host_queue: u64::MAX, device_queue: u64::MAX, die_wait: u64::MAX, channel_wait: u64::MAX, bus: u64::MAX, array: u64::MAX, ecc: u64::MAX, cache: u64::MAX, mapping: u64::MAX } };
         csv_row(&mut line, &big);
-        assert_eq!(line.as_bytes().len(), 12 * 20 + 1 + 5 + 14);
+        assert_eq!(line.as_bytes().len(), 14 * 20 + 1 + 5 + 16);
     }
 
     #[test]

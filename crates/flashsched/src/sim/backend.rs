@@ -357,7 +357,7 @@ impl Simulator {
     /// accepts, which asks only of each queued write's own writer and stream; debug builds check
     /// it.)
     fn some_plane_pairs(&self, die: u32, l: &Txn) -> bool {
-        use crate::ftl::{STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION, STREAM_WEAR};
+        use crate::ftl::{STREAM_DEFAULT, STREAM_HOT, STREAM_MAPPING, STREAM_MIGRATION, STREAM_WEAR};
         let ppd = self.layout.planes_per_die;
         let adv = self.flash.adv;
         let same_page = adv.multi_plane == MultiPlane::SamePage;
@@ -377,6 +377,7 @@ impl Simulator {
                 pairs(q, STREAM_DEFAULT)
                     || (hot && pairs(q, STREAM_HOT))
                     || (migrations && (pairs(q, STREAM_MIGRATION) || (own_stream && pairs(q, STREAM_WEAR))))
+                    || (self.mapping.is_some() && pairs(q, STREAM_MAPPING))
             })
     }
 
@@ -580,7 +581,10 @@ impl Simulator {
         group.clear();
         self.finish_scratch = group;
         if batch {
-            self.batching = false;
+            // Work the command's completions released for other dies starts first (MQSim: the
+            // PHY's serviced signal reaches the FTL, which submits and schedules it, before the
+            // freed chip is served again).
+            self.end_batch();
             if self.flash.adv.interleave {
                 self.start_die_now(die);
             } else if self.flash.adv.multi_die {
@@ -588,7 +592,6 @@ impl Simulator {
             } else {
                 self.chip_freed(die);
             }
-            self.end_batch();
         }
         self.drain_hil();
         if self.idle_task.is_some() {

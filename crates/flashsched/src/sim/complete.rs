@@ -50,6 +50,12 @@ impl Simulator {
         self.die_snapshot = self.flash.dies.iter().map(|d| d.busy_ns()).collect();
         // Requests with a re-programmed page are counted anew over the measured window.
         self.reprograms.begin_measurement();
+        if let Some(c) = self.cache.as_mut() {
+            c.snapshot = c.counters;
+        }
+        if let Some(m) = self.mapping.as_mut() {
+            m.snapshot = m.counters;
+        }
     }
 
     pub(super) fn complete_host_txn(&mut self, t: TxnId) {
@@ -62,6 +68,7 @@ impl Simulator {
     #[inline(always)]
     pub(super) fn complete_host(&mut self, t: TxnId, txn: &super::txn::Txn) {
         let now = self.now;
+        let mapping = self.mapping_wait(t);
         if self.tsu_observes {
             self.tsu.host_txn_done(t, txn, now);
         }
@@ -73,6 +80,10 @@ impl Simulator {
                 // write, not a piece of the request: no slack or stages of its own (the write's
                 // device_queue holds it).
                 self.txns.get_mut(w).enqueued = now;
+                if let Some(m) = self.mapping.as_mut() {
+                    // The write's entry was looked up for its read; the write changes it.
+                    m.cmt.set_dirty(txn.lpn);
+                }
                 self.hil.push_continuation(w, self.txns.get(w));
                 self.need_dispatch = true;
                 self.reqs.items[txn.req as usize].subs_left -= 1;
@@ -88,7 +99,10 @@ impl Simulator {
             }
             return;
         }
-        self.sub_request_done(txn);
+        if self.cache.is_some() && txn.kind == super::txn::TxnKind::HostRead {
+            self.cache_fill(txn);
+        }
+        self.sub_request_done(txn, mapping);
     }
 
     /// A host write whose page counts as written when its data-in ends (`device.write_ack =
@@ -100,13 +114,16 @@ impl Simulator {
             self.tsu.host_txn_done(t, &txn, self.now);
         }
         txn.array = 0;
-        self.sub_request_done(&txn);
+        let mapping = self.mapping_wait(t);
+        self.sub_request_done(&txn, mapping);
     }
 
     /// One of a request's page transactions is done: account it, and complete the request when
     /// it was the last.
     #[inline(always)]
-    fn sub_request_done(&mut self, txn: &super::txn::Txn) {
+    /// `mapping`: the time it waited for its mapping entry (part of its time before its chip's
+    /// queue).
+    fn sub_request_done(&mut self, txn: &super::txn::Txn, mapping: u64) {
         let now = self.now;
         let ecc = txn.ecc as u64;
         let r = &mut self.reqs.items[txn.req as usize];
@@ -117,12 +134,14 @@ impl Simulator {
             r.crit_done = now;
             r.crit = Breakdown {
                 host_queue: r.dispatched - r.arrival,
-                device_queue: txn.enqueued - r.dispatched,
+                device_queue: txn.enqueued - r.dispatched - mapping,
                 die_wait: txn.die_wait,
                 channel_wait: txn.chan_wait,
                 bus: txn.bus,
                 array: txn.array,
                 ecc,
+                cache: 0,
+                mapping,
             };
         }
         r.subs_left -= 1;
@@ -134,6 +153,16 @@ impl Simulator {
     /// A device request's flash work is done: it completes now, or once its way back over the
     /// host link is (`link`).
     pub(super) fn complete_request(&mut self, id: ReqId) {
+        match self.reqs.items[id as usize].origin {
+            super::Origin::Host => {}
+            super::Origin::CacheProgram => {
+                self.hil.on_request_done(id);
+                self.cache_request_done(id);
+                return;
+            }
+            // (The device queue never saw it.)
+            super::Origin::Mapping => return self.mapping_request_done(id),
+        }
         self.hil.on_request_done(id);
         if self.link.enabled() {
             self.link_begin(id, true);

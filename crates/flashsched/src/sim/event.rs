@@ -36,4 +36,6 @@ pub(super) enum Ev {
     /// A chip went idle `device.idle.threshold` ago; ignored unless nothing reached it since (its
     /// work generation still matches).
     ChipIdle(u32, u32),
+    /// A DRAM transfer of the data cache ended (its job in `cache::Cache`).
+    CacheDram(u32),
 }

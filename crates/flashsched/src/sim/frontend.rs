@@ -49,7 +49,7 @@ impl Simulator {
     /// The page holding device byte `b`: a shift for the usual power-of-two page (a 64-bit
     /// `div` is tens of cycles, and every request takes several).
     #[inline]
-    fn page_of(&self, b: u64) -> u64 {
+    pub(super) fn page_of(&self, b: u64) -> u64 {
         let ps = self.page_size;
         if ps.is_power_of_two() { b >> ps.trailing_zeros() } else { b / ps }
     }
@@ -57,7 +57,7 @@ impl Simulator {
     /// A page number folded into the logical space (`workload.fold = "modulo"`); a page already
     /// inside it, the usual case, needs no division.
     #[inline]
-    fn fold_lpn(&self, page: u64) -> u64 {
+    pub(super) fn fold_lpn(&self, page: u64) -> u64 {
         if page < self.logical_pages { page } else { page % self.logical_pages }
     }
 
@@ -139,6 +139,8 @@ impl Simulator {
             link_step: 0,
             link_back: false,
             link_start: 0,
+            origin: super::Origin::Host,
+            cache_start: 0,
         };
         self.arrived += 1;
         let id: ReqId = self.reqs.insert(req);
@@ -190,6 +192,17 @@ impl Simulator {
     /// Split a request into page-sized transactions and hand them to the device queue.
     pub(super) fn split(&mut self, id: ReqId) {
         let r = self.reqs.items[id as usize];
+        // The data cache takes host writes and flushes whole, and serves what it holds of reads.
+        let cached = self.cache.is_some() && r.origin == super::Origin::Host;
+        if cached && r.dev_len > 0 && r.op == Op::Write {
+            self.cache_write(id);
+            return;
+        }
+        if cached && r.op == Op::Flush {
+            self.cache_flush(id);
+            return;
+        }
+        let mut hit_sectors = 0u64;
         let ps = self.page_size;
         let mut subs = 0u32;
         // Reads of read-modify-writes among them: steps of their writes, not sub-requests.
@@ -222,6 +235,18 @@ impl Simulator {
                 match r.op {
                     Op::Read => {
                         self.counters.host_pages_read += 1;
+                        let mut bytes = bytes;
+                        if cached {
+                            let sectors = self.page_sectors(&r, page);
+                            let held = self.cache_read_page(lpn, sectors);
+                            if held != 0 {
+                                hit_sectors += held.count_ones() as u64;
+                                if held == sectors {
+                                    continue;
+                                }
+                                bytes -= 512 * held.count_ones();
+                            }
+                        }
                         let (ppn, plane) = match self.ftl.lookup(lpn) {
                             Some(p) => (p, self.layout.plane_of(p)),
                             None => {
@@ -244,10 +269,11 @@ impl Simulator {
                             self.events.push(self.now + READ_QUEUE_HIT_NS, Ev::EccDone(t));
                             continue;
                         }
-                        self.hil.push(t, self.txns.get(t));
+                        self.push_mapped(t);
                     }
                     Op::Write => {
-                        self.counters.host_pages_written += 1;
+                        // (A program of the cache's: the host's pages were counted when it took them.)
+                        self.counters.host_pages_written += u64::from(r.origin == super::Origin::Host);
                         let plane = {
                             let (dies, tsu, ftl, requeue, layout) = (&self.flash.dies, &self.tsu, &self.ftl, &self.requeue, &self.layout);
                             let die_load = |d: u32| tsu.queued_for_die(d) as u32 + requeue.unheld_aside(d, layout) + u32::from(!dies[d as usize].is_idle());
@@ -274,8 +300,8 @@ impl Simulator {
                                 let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - (hi - lo) as u32, self.now));
                                 self.update_reads.insert(r);
                                 self.counters.rmw_reads += 1;
-                                self.hil.push(r, self.txns.get(r));
-                                self.hil.push(t, self.txns.get(t));
+                                self.push_mapped(r);
+                                self.push_mapped(t);
                                 subs += 1;
                                 rmw_reads += 1;
                             }
@@ -286,14 +312,21 @@ impl Simulator {
                                 let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - bytes, self.now));
                                 self.rmw_waiting.insert(r, t);
                                 self.counters.rmw_reads += 1;
-                                self.hil.push(r, self.txns.get(r));
+                                // (Its entry is looked up for the read; the write follows it.)
+                                self.push_mapped(r);
                                 subs += 1;
                                 rmw_reads += 1;
                             }
-                            _ => self.hil.push(t, self.txns.get(t)),
+                            _ => self.push_mapped(t),
                         }
                     }
                     _ => {
+                        if cached {
+                            self.cache_trim(lpn);
+                        }
+                        if let Some(m) = self.mapping.as_mut() {
+                            m.cmt.set_dirty(lpn);
+                        }
                         let old = self.ftl.trim(lpn);
                         if self.hil_places {
                             self.page_trimmed(old);
@@ -302,9 +335,13 @@ impl Simulator {
                 }
             }
         }
+        let dram = u32::from(hit_sectors > 0);
         let r = &mut self.reqs.items[id as usize];
-        (r.subs_left, r.unqueued, r.subs) = (subs, subs, subs - rmw_reads);
-        if subs == 0 {
+        (r.subs_left, r.unqueued, r.subs) = (subs + dram, subs, subs - rmw_reads);
+        if dram > 0 {
+            // The read's cached sectors, in one DRAM transfer.
+            self.cache_read_hits(id, hit_sectors);
+        } else if subs == 0 {
             self.complete_request(id);
         }
     }

@@ -12,6 +12,7 @@
 mod admission;
 mod arbiter;
 mod backend;
+mod cache;
 mod chip;
 mod complete;
 mod event;
@@ -19,6 +20,7 @@ mod frontend;
 mod gc;
 mod idle;
 mod link;
+mod mapping;
 mod placement;
 mod read_conflict;
 mod stall;
@@ -99,6 +101,52 @@ struct Req {
     link_step: u8,
     link_back: bool,
     link_start: Time,
+    /// Whose request it is: the host's, or one of the controller's own (no host waits for those
+    /// and nothing measures them).
+    origin: Origin,
+    /// When the data cache took it (its `cache` stage starts).
+    cache_start: Time,
+}
+
+/// Whose a request is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Host,
+    /// A program of the data cache's (a write-back, write-through or flush of a cached page).
+    CacheProgram,
+    /// A read or program of a translation page by the cached mapping table.
+    Mapping,
+}
+
+impl Req {
+    /// A request of the controller's own: `len` bytes at `offset` (device bytes).
+    fn internal(now: Time, origin: Origin, offset: u64, len: u64) -> Self {
+        Req {
+            arrival: now,
+            seq: u64::MAX,
+            dispatched: now,
+            op: Op::Write,
+            offset,
+            len,
+            subs_left: 0,
+            measured: false,
+            conflicted: false,
+            dev_offset: offset,
+            dev_len: len,
+            job: crate::workload::NO_JOB,
+            crit_done: 0,
+            crit: Breakdown::default(),
+            unqueued: 0,
+            subs: 0,
+            sub_done_sum: 0.0,
+            sub_done_sq: 0.0,
+            link_step: 0,
+            link_back: false,
+            link_start: 0,
+            origin,
+            cache_start: now,
+        }
+    }
 }
 
 /// Progress reported to the caller's hook.
@@ -166,6 +214,10 @@ pub struct RunOutcome {
     /// `ssd.wear_leveling`'s policy-specific part (name, table memory, what it did), when one
     /// runs.
     pub wear: Option<serde_json::Value>,
+    /// `ssd.cache`, when the data cache is on.
+    pub cache: Option<serde_json::Value>,
+    /// `ssd.mapping_cache`, with the cached mapping table.
+    pub mapping: Option<serde_json::Value>,
     /// `ssd.write_grouping`, when a grouping policy runs.
     pub grouping: Option<serde_json::Value>,
     /// Wall-clock ns the grouping policy spent deciding and how many times (`run_info`).
@@ -311,6 +363,10 @@ pub struct Simulator {
     arbiter: arbiter::Arbiter,
     /// SSDSim's admission cap (`host.queue_length`), when set.
     admission: admission::Admission,
+    /// The controller's DRAM data cache (`cache.*`), when on.
+    cache: Option<cache::Cache>,
+    /// The cached mapping table (`ftl.mapping_cache.*`), when the whole table is not in DRAM.
+    mapping: Option<mapping::Mapping>,
 }
 
 impl Simulator {
@@ -430,7 +486,10 @@ impl Simulator {
             direct_start: false,
             chip_reads_first: s.resolved.str("tsu.read_priority") == "chip",
             dies_by_number: s.resolved.str("tsu.write_order") == "die_number",
+            cache: cache::Cache::new(&s.cache, s.geometry.page_size as u64, layout.planes() as u64),
+            mapping: mapping::Mapping::new(s, s.logical_pages()),
         };
+        sim.write_translation_pages().map_err(SimError::Precondition)?;
         if sim.hil_places && sim.wear.grouping.is_none() && s.resolved.str("hil.vios.blocks") == "separate" {
             // VIOS's fast writes get blocks of their own, opened fastest-first among every free
             // block of the plane (`sim::placement`).
@@ -545,6 +604,7 @@ impl Simulator {
                 Ev::LinkHop(id) => self.link_hop(id),
                 Ev::DataInDone(t) => self.ack_write(t),
                 Ev::ChipIdle(chip, _) => self.on_chip_idle(chip),
+                Ev::CacheDram(job) => self.on_cache_dram(job),
             }
             if self.need_dispatch {
                 self.need_dispatch = false;
@@ -617,6 +677,9 @@ impl Simulator {
         };
         #[cfg(debug_assertions)]
         self.check_placement_counts();
+        let invariants_ok = invariants_ok
+            .and_then(|()| self.cache.as_ref().map_or(Ok(()), |c| c.check_drained()))
+            .and_then(|()| self.mapping.as_ref().map_or(Ok(()), |m| m.check_drained()));
         RunOutcome {
             read: self.read,
             write: self.write,
@@ -662,6 +725,8 @@ impl Simulator {
                 }
                 v
             }),
+            cache: self.cache.as_ref().map(|c| c.report()),
+            mapping: self.mapping.as_ref().map(|m| m.report()),
             grouping_wall_ns: self.wear.grouping.as_ref().and_then(|g| g.wall_ns()),
             grouping: self.wear.grouping.as_ref().map(|g| {
                 let mut v = g.report();

@@ -445,7 +445,7 @@ fn better(place: Placement, s: u16, cur: u16) -> bool {
     match place {
         Placement::Fastest => s > cur,
         Placement::Slowest => s < cur,
-        Placement::Static | Placement::Pinned | Placement::WearLevel => false,
+        Placement::Static | Placement::Pinned | Placement::WearLevel | Placement::Mapping => false,
     }
 }
 

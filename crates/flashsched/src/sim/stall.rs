@@ -199,7 +199,10 @@ impl LazyRequeue {
             && (!f.adv.multi_die || (held && !sim.cross_plane && !streams))
             && (sim.wear.grouping.is_none()
                 || ((fcfs || held) && !sim.cross_plane && (fcfs || f.adv.multi_plane == crate::ctrl::command::MultiPlane::Off)))
-            && s.ftl.gc_policy == "greedy";
+            && s.ftl.gc_policy == "greedy"
+            // Translation programs are host writes of a stream of their own, outside the rules
+            // above: their stalls are re-queued as they are.
+            && sim.mapping.is_none();
         if !on {
             return LazyRequeue::default();
         }
@@ -233,18 +236,20 @@ impl LazyRequeue {
 }
 
 /// The first of the host writes of `q` at `range` whose stream `ok` accepts (its index in `q`).
-/// `ok` is asked once for each of the two streams host writes use, not for every write: when
-/// neither can take a page, as on an overloaded drive, no write is looked at.
+/// `ok` is asked once for each of the three streams host writes use (the mapping table's
+/// translation pages are host writes of their own stream), not for every write: when none can
+/// take a page, as on an overloaded drive, no write is looked at.
 fn first_of_streams(q: &std::collections::VecDeque<TxnId>, range: std::ops::Range<usize>, ok: impl Fn(crate::ftl::Stream) -> bool, stream: impl Fn(TxnId) -> crate::ftl::Stream) -> Option<usize> {
-    use crate::ftl::{STREAM_DEFAULT, STREAM_HOT};
-    let (default, hot) = (ok(STREAM_DEFAULT), ok(STREAM_HOT));
-    if !default && !hot {
+    use crate::ftl::{STREAM_DEFAULT, STREAM_HOT, STREAM_MAPPING};
+    let (default, hot, mapping) = (ok(STREAM_DEFAULT), ok(STREAM_HOT), ok(STREAM_MAPPING));
+    if !default && !hot && !mapping {
         return None;
     }
     range.into_iter().find(|&i| match stream(q[i]) {
         STREAM_DEFAULT => default,
         STREAM_HOT => hot,
-        s => unreachable!("host writes use the default and hot streams, not {s}"),
+        STREAM_MAPPING => mapping,
+        s => unreachable!("host writes use the default, hot and mapping streams, not {s}"),
     })
 }
 
@@ -469,7 +474,7 @@ impl Simulator {
             // Cannot happen with one stream while the room is bounded; the writes are next.
             debug_assert!(self.requeue.streams, "plane {plane}: writes kept aside but every re-queued one took a page");
             0
-        } else if !self.requeue.streams || !(self.ftl.host_may_take(plane, crate::ftl::STREAM_DEFAULT) || self.ftl.host_may_take(plane, crate::ftl::STREAM_HOT)) {
+        } else if !self.requeue.streams || !(self.ftl.host_may_take(plane, crate::ftl::STREAM_DEFAULT) || self.ftl.host_may_take(plane, crate::ftl::STREAM_HOT) || self.ftl.host_may_take(plane, crate::ftl::STREAM_MAPPING)) {
             aside
         } else {
             self.first_writable_aside(plane, aside, aside).unwrap_or(aside)

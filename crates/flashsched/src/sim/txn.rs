@@ -57,6 +57,9 @@ pub enum Placement {
     /// GC moves of a wear-leveling collection (`ftl::wear::WlAction::Collect`): programmed into
     /// wear leveling's own stream of the victim's plane (`ftl::STREAM_WEAR`).
     WearLevel,
+    /// A translation page of the cached mapping table: programmed into the mapping stream
+    /// (`ftl::STREAM_MAPPING`).
+    Mapping,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -20,7 +20,7 @@ use super::txn::{Placement, Txn, TxnKind};
 use super::Simulator;
 use crate::ftl::grouping::WriteGrouping;
 use crate::ftl::wear::{WearLeveler, WlAction};
-use crate::ftl::{Stream, STREAM_DEFAULT, STREAM_HOT, STREAM_MIGRATION, STREAM_WEAR};
+use crate::ftl::{Stream, STREAM_DEFAULT, STREAM_HOT, STREAM_MAPPING, STREAM_MIGRATION, STREAM_WEAR};
 use crate::nand::{Lpn, Ppn, NONE};
 
 /// Per destination plane of migrations: the plane its pending moves come from, how many are
@@ -85,6 +85,7 @@ impl Wear {
     #[inline]
     pub fn write_stream(&self, x: &Txn) -> Stream {
         match x.kind {
+            TxnKind::HostWrite if x.place == Placement::Mapping => STREAM_MAPPING,
             TxnKind::HostWrite => match &self.grouping {
                 Some(g) => g.stream(x.lpn),
                 None if self.fast_stream && x.place == Placement::Fastest => STREAM_HOT,

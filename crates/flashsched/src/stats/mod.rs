@@ -214,9 +214,11 @@ pub fn round3(x: f64) -> f64 {
 }
 
 /// The stages a request's time is split into. For a multi-page request the device stages are
-/// those of its last-completing transaction (its critical path), so for every request
-/// `host_queue + device_queue + die_wait + channel_wait + bus + array + ecc = lat` exactly.
-pub const STAGES: [&str; 7] = ["host_queue", "device_queue", "die_wait", "channel_wait", "bus", "array", "ecc"];
+/// those of its last-completing part (its critical path: a flash transaction, or a DRAM transfer
+/// of the data cache), so for every request
+/// `host_queue + device_queue + die_wait + channel_wait + bus + array + ecc + cache + mapping = lat`
+/// exactly.
+pub const STAGES: [&str; 9] = ["host_queue", "device_queue", "die_wait", "channel_wait", "bus", "array", "ecc", "cache", "mapping"];
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Breakdown {
@@ -227,11 +229,16 @@ pub struct Breakdown {
     pub bus: u64,
     pub array: u64,
     pub ecc: u64,
+    /// In the data cache: from reaching the device to the end of its DRAM transfer (waiting for
+    /// room under `cache.writeback_limit`, for the DRAM channel, and the transfer).
+    pub cache: u64,
+    /// Waiting for the mapping entry: the read of its translation page (`ftl.mapping_cache`).
+    pub mapping: u64,
 }
 
 impl Breakdown {
-    pub fn values(&self) -> [u64; 7] {
-        [self.host_queue, self.device_queue, self.die_wait, self.channel_wait, self.bus, self.array, self.ecc]
+    pub fn values(&self) -> [u64; 9] {
+        [self.host_queue, self.device_queue, self.die_wait, self.channel_wait, self.bus, self.array, self.ecc, self.cache, self.mapping]
     }
 }
 
@@ -246,7 +253,7 @@ pub struct DirStats {
     pub clat: Dist,
     /// Total latency: arrival to completion (the "response time" of the papers).
     pub lat: Dist,
-    pub stages: [Dist; 7],
+    pub stages: [Dist; 9],
     /// Intra-request slack of the sub-requests (Slacker §3.1).
     pub slack: SlackSums,
 }

@@ -11,7 +11,9 @@ enum Op {
     Fill(u32, u64),
     Read(u32, u64),
     StartFlush(u32),
-    FlushDone(u32),
+    /// The end of the program of the `n`-th flush started so far (wrapping), dropping the page
+    /// (MQSim's write-through) or not.
+    FlushDone(usize, bool),
     Remove(u32),
 }
 
@@ -23,53 +25,31 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (lpn.clone(), sectors.clone()).prop_map(|(l, s)| Op::Fill(l, s)),
         3 => (lpn.clone(), sectors).prop_map(|(l, s)| Op::Read(l, s)),
         2 => lpn.clone().prop_map(Op::StartFlush),
-        2 => lpn.clone().prop_map(Op::FlushDone),
+        2 => (0usize..8, any::<bool>()).prop_map(|(n, d)| Op::FlushDone(n, d)),
         1 => lpn.prop_map(Op::Remove),
     ]
 }
 
-/// (lpn, sectors, state, rewritten while flushing), most recently used first.
-type Model = Vec<(u32, u64, SlotState, bool)>;
+/// (lpn, sectors, state, version), most recently used first.
+type Model = Vec<(u32, u64, SlotState, u32)>;
 
-fn model_put(m: &mut Model, cap: usize, lpn: u32, sectors: u64, dirty: bool) -> Insert {
+fn model_put(m: &mut Model, cap: usize, lpn: u32, sectors: u64, version: Option<u32>) -> Insert {
     if let Some(i) = m.iter().position(|e| e.0 == lpn) {
         let mut e = m.remove(i);
         e.1 |= sectors;
-        if dirty {
-            if e.2 == SlotState::Flushing {
-                e.3 = true
-            } else {
-                e.2 = SlotState::Dirty
-            }
+        if let Some(v) = version {
+            e.2 = SlotState::Dirty;
+            e.3 = v;
         }
         m.insert(0, e);
         return Insert::Hit;
     }
     let mut out = Insert::Placed;
     if m.len() == cap {
-        let Some(v) = m.iter().rposition(|e| e.2 != SlotState::Flushing) else {
-            return Insert::Full;
-        };
-        let e = m.remove(v);
-        out = Insert::Evicted {
-            lpn: e.0,
-            sectors: e.1,
-            dirty: e.2 == SlotState::Dirty,
-        };
+        let e = m.pop().unwrap();
+        out = Insert::Evicted { lpn: e.0, sectors: e.1, state: e.2, version: e.3 };
     }
-    m.insert(
-        0,
-        (
-            lpn,
-            sectors,
-            if dirty {
-                SlotState::Dirty
-            } else {
-                SlotState::Clean
-            },
-            false,
-        ),
-    );
+    m.insert(0, (lpn, sectors, if version.is_some() { SlotState::Dirty } else { SlotState::Clean }, version.unwrap_or(0)));
     out
 }
 
@@ -80,14 +60,19 @@ proptest! {
     fn the_data_cache_behaves_as_its_model(cap in 1u32..6, ops in prop::collection::vec(op(), 1..120)) {
         let mut c = DataCache::new(cap, Box::new(Lru::new(cap)));
         let mut m: Model = Vec::new();
+        // Programs started: (lpn, version).
+        let mut flushes: Vec<(u32, u32)> = Vec::new();
         for o in ops {
             match o {
-                Op::Write(l, s) => prop_assert_eq!(c.write(l, s), model_put(&mut m, cap as usize, l, s, true)),
-                Op::Fill(l, s) => prop_assert_eq!(c.fill(l, s), model_put(&mut m, cap as usize, l, s, false)),
+                Op::Write(l, s) => {
+                    let (got, v) = c.write(l, s);
+                    prop_assert!(flushes.iter().all(|f| f.1 != v) && m.iter().all(|e| e.3 != v), "versions are new");
+                    prop_assert_eq!(got, model_put(&mut m, cap as usize, l, s, Some(v)));
+                }
+                Op::Fill(l, s) => prop_assert_eq!(c.fill(l, s), model_put(&mut m, cap as usize, l, s, None)),
                 Op::Read(l, s) => {
                     let want = m.iter().position(|e| e.0 == l).map_or(0, |i| m[i].1 & s);
-                    if want != 0 {
-                        let i = m.iter().position(|e| e.0 == l).unwrap();
+                    if let Some(i) = m.iter().position(|e| e.0 == l) {
                         let e = m.remove(i);
                         m.insert(0, e);
                     }
@@ -95,16 +80,22 @@ proptest! {
                 }
                 Op::StartFlush(l) => {
                     let want = match m.iter_mut().find(|e| e.0 == l) {
-                        Some(e) if e.2 == SlotState::Dirty => { e.2 = SlotState::Flushing; true }
-                        _ => false,
+                        Some(e) if e.2 == SlotState::Dirty => { e.2 = SlotState::Flushing; Some((e.1, e.3)) }
+                        _ => None,
                     };
-                    prop_assert_eq!(c.start_flush(l), want);
+                    let got = c.start_flush(l);
+                    prop_assert_eq!(got, want);
+                    if let Some((_, v)) = got {
+                        flushes.push((l, v));
+                    }
                 }
-                Op::FlushDone(l) => {
-                    // Only a page being written back gets its program's end.
-                    if let Some(e) = m.iter_mut().find(|e| e.0 == l && e.2 == SlotState::Flushing) {
-                        e.2 = if std::mem::take(&mut e.3) { SlotState::Dirty } else { SlotState::Clean };
-                        c.flush_done(l);
+                Op::FlushDone(n, drop) => {
+                    if !flushes.is_empty() {
+                        let (l, v) = flushes.remove(n % flushes.len());
+                        if let Some(i) = m.iter().position(|e| e.0 == l && e.3 == v && e.2 == SlotState::Flushing) {
+                            if drop { m.remove(i); } else { m[i].2 = SlotState::Clean; }
+                        }
+                        c.flush_done(l, v, drop);
                     }
                 }
                 Op::Remove(l) => {

@@ -128,3 +128,34 @@ fn ssdsim_profile_agrees_with_ssdsim_request_by_request() {
     }
     assert!(failures.is_empty(), "below {MIN_WITHIN} within {TOLERANCE_NS} ns or means off by more than {MAX_MEAN_DIFF}:\n{}", failures.join("\n"));
 }
+
+/// The settings of ../shared/anchors/mqsim-cache/ssdconfig.xml beside `compat = "mqsim"`: the
+/// write cache of 2 MiB and the mapping table of 16 KiB.
+const MQSIM_CACHE: [&str; 4] = ["compat=\"mqsim\"", "cache.mode=\"write\"", "cache.capacity=\"2MiB\"", "ftl.mapping_cache.capacity=\"16KiB\""];
+
+/// The traces checked; the two mixed traces are printed only (docs/fidelity.md: 89-94% of
+/// their requests within 1 us, means within 0.25%).
+const CHECKED: [&str; 9] = ["a_write4k", "b_write_read_hit_miss", "c_read_unwritten", "d_cmt_hit_neighbour_batch", "e_hot_rewrite", "f_cache_evict", "g_cmt_evict", "i_write_sizes", "j_backpressure"];
+
+#[test]
+fn mqsim_cache_profile_agrees_with_mqsim_request_by_request() {
+    let Some(shared) = crate::shared() else { return };
+    let anchors = shared.join("anchors/mqsim-cache");
+    let mut failures = Vec::new();
+    println!("| run | requests | within 1 us | read mean ours / MQSim (us) | write mean ours / MQSim (us) | largest difference (ns) |");
+    println!("|---|---|---|---|---|---|");
+    let mut traces: Vec<_> = std::fs::read_dir(anchors.join("traces")).unwrap().map(|e| e.unwrap().path()).collect();
+    traces.sort();
+    for t in &traces {
+        let stem = t.file_stem().unwrap().to_str().unwrap();
+        for (setting, link) in [("default", "host.link=\"pcie\""), ("nopcie", "host.link=\"none\"")] {
+            let anchor = anchors.join(format!("{stem}.{setting}.req.csv"));
+            let mut sets = MQSIM_CACHE.to_vec();
+            sets.push(link);
+            let mut other = Vec::new();
+            let out = if CHECKED.contains(&stem) { &mut failures } else { &mut other };
+            check(&format!("{stem} ({setting})"), t, &anchor, &sets, out);
+        }
+    }
+    assert!(failures.is_empty(), "below {MIN_WITHIN} within {TOLERANCE_NS} ns or means off by more than {MAX_MEAN_DIFF}:\n{}", failures.join("\n"));
+}

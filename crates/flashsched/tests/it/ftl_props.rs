@@ -44,6 +44,37 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
+/// The controller's DRAM: the data cache off, or on in either mode with a few pages (evictions
+/// are frequent), a small write-back limit, with or without MQSim's hot/cold filter and readable
+/// evicted pages; and the mapping table whole in DRAM, or cached in a few entries, with each of
+/// MQSim's behaviours on or off.
+fn cache_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
+    let data = (prop::sample::select(vec!["off", "write", "read_write"]), 1u64..24, 0u64..4, any::<bool>(), any::<bool>());
+    let mapping = (prop::sample::select(vec![0u64, 0, 1, 4, 32]), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), prop::sample::select(vec![0u64, 256]));
+    (data, mapping).prop_map(|((mode, pages, limit, cold, readable), (entries, never, touches, dirty, last, tentry))| {
+        vec![
+            ("cache.mode", format!("\"{mode}\"")),
+            ("cache.capacity", (pages * 4096).to_string()),
+            ("cache.writeback_limit", (limit * 4096).to_string()),
+            ("cache.cold_write_through", cold.to_string()),
+            ("cache.evicted_readable", readable.to_string()),
+            ("ftl.mapping_cache.capacity", (entries * 8).to_string()),
+            ("ftl.mapping_cache.entry_size", "8".to_string()),
+            ("ftl.mapping_cache.translation_entry_size", tentry.to_string()),
+            ("ftl.mapping_cache.translation_writes", (if never { "\"never\"" } else { "\"program\"" }).to_string()),
+            ("ftl.mapping_cache.clean_touches", touches.to_string()),
+            ("ftl.mapping_cache.unwritten_read_dirty", dirty.to_string()),
+            ("ftl.mapping_cache.last_page_on_flash", last.to_string()),
+        ]
+    })
+}
+
+/// Over-provisioning to add for the mapping table's translation pages when it is cached: they
+/// take spare pages the geometries below leave to GC.
+fn mapping_room(cache: &[(&str, String)]) -> f64 {
+    if cache.iter().any(|(k, v)| *k == "ftl.mapping_cache.capacity" && v != "0") { 0.1 } else { 0.0 }
+}
+
 proptest! {
     // 1,000 cases each (a few seconds in CI); PROPTEST_CASES overrides for longer local runs.
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
@@ -135,9 +166,10 @@ proptest! {
         scope in prop::sample::select(vec!["chip", "device"]),
         rr in any::<bool>(),
         threshold_us in 20u64..2000,
+        cache in cache_settings(),
     ) {
         let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
-        let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.3);
+        let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.3) + mapping_room(&cache);
         let mut o = Options::from_preset("tiny").unwrap();
         let dispatch = if sub_requests { "sub_requests" } else { "queue_depth" };
         let mut sets: Vec<(&str, String)> = geometry_sets((g.0, g.1, g.2, g.3, g.4, g.5, op));
@@ -166,6 +198,7 @@ proptest! {
             ("device.idle.threshold", format!("\"{threshold_us}us\"")),
             ("seed", seed.to_string()),
         ]);
+        sets.extend(cache.iter().cloned());
         if hil != "fifo" {
             sets.push(if hil == "piq" { ("hil.piq.dispatch", format!("\"{dispatch}\"")) } else { ("hil.vios.dispatch", format!("\"{dispatch}\"")) });
         }
@@ -221,9 +254,10 @@ proptest! {
         copyback in any::<bool>(),
         round_robin in any::<bool>(),
         set_blocks in 1u32..6,
+        cache in cache_settings(),
     ) {
         let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
-        let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.25);
+        let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.25) + mapping_room(&cache);
         // Waiting block sets fit in the spare blocks above GC's floor and its own block.
         let set_blocks = set_blocks.min(((g.4 as f64 * op - floor - 1.0).floor() as u32).max(1));
         let mut o = Options::from_preset("tiny").unwrap();
@@ -258,6 +292,7 @@ proptest! {
             ("ftl.allocation.plane", if round_robin { "\"round_robin\"" } else { "\"most_free\"" }.to_string()),
             ("seed", seed.to_string()),
         ]);
+        sets.extend(cache.iter().cloned());
         for (k, v) in sets {
             o.set(&format!("{k}={v}")).unwrap();
         }

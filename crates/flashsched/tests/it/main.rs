@@ -24,6 +24,8 @@ mod timing;
 mod traces;
 mod variation;
 mod vios;
+mod write_cache;
+mod mapping_cache;
 
 use std::io::Write;
 

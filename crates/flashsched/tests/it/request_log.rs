@@ -29,9 +29,9 @@ fn pandas_csv(rows: &[RequestLogRow]) -> String {
     for r in rows {
         let s = &r.stages;
         out += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.arrival_ns, r.dispatch_ns, r.complete_ns, r.op.name(), r.offset, r.len, r.complete_ns - r.arrival_ns,
-            s.host_queue, s.device_queue, s.die_wait, s.channel_wait, s.bus, s.array, s.ecc
+            s.host_queue, s.device_queue, s.die_wait, s.channel_wait, s.bus, s.array, s.ecc, s.cache, s.mapping
         );
     }
     out

@@ -23,6 +23,14 @@ impl Lru {
         }
     }
 
+    /// Room for slots `0..slots` (a table that may briefly hold more than its capacity).
+    pub fn ensure(&mut self, slots: u32) {
+        if self.prev.len() < slots as usize {
+            self.prev.resize(slots as usize, NIL);
+            self.next.resize(slots as usize, NIL);
+        }
+    }
+
     fn unlink(&mut self, s: u32) {
         let (p, n) = (self.prev[s as usize], self.next[s as usize]);
         if p == NIL {

@@ -5,6 +5,14 @@ mod lru;
 
 pub use lru::Lru;
 
+/// The policy `cache.eviction` names, over `slots` slots.
+pub fn build(name: &str, slots: u32) -> Box<dyn EvictionPolicy> {
+    match name {
+        "lru" => Box::new(Lru::new(slots)),
+        other => unreachable!("cache.eviction {other:?} passed validation"),
+    }
+}
+
 /// An eviction policy of the data cache.
 pub trait EvictionPolicy: Send {
     fn name(&self) -> &'static str;

@@ -141,8 +141,9 @@ impl WriteGrouping for Pattern {
     fn open_rules(&self) -> [OpenRule; STREAMS] {
         // Default stream (misses, and routine GC's moves): heavily erased blocks; hot stream
         // (hits): lightly erased ones; the migration stream pins its blocks itself; wear
-        // leveling's, heavily erased (set by the FTL whatever a policy says).
-        [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest, OpenRule::MostWorn]
+        // leveling's, heavily erased (set by the FTL whatever a policy says); the mapping
+        // table's, the oldest.
+        [OpenRule::MostWorn, OpenRule::LeastWorn, OpenRule::Oldest, OpenRule::MostWorn, OpenRule::Oldest]
     }
 
     fn report(&self) -> Value {

@@ -75,7 +75,7 @@ impl WriteGrouping for Pgis {
 
     fn open_rules(&self) -> [OpenRule; STREAMS] {
         // Wear leveling's stream always opens its most erased block.
-        [OpenRule::Oldest, OpenRule::Oldest, OpenRule::Oldest, OpenRule::MostWorn]
+        [OpenRule::Oldest, OpenRule::Oldest, OpenRule::Oldest, OpenRule::MostWorn, OpenRule::Oldest]
     }
 
     fn report(&self) -> Value {

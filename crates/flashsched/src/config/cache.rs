@@ -1,0 +1,151 @@
+//! `cache.*`: the controller's DRAM data cache, resolved and checked. The cache itself is
+//! `crate::cache` and `sim::cache`; its settings live here so that the configuration imports no
+//! domain module.
+
+use super::settings::ResolvedMap;
+use super::Settings;
+
+/// `cache.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheMode {
+    Off,
+    /// Writes are cached (MQSim's WRITE_CACHE).
+    Write,
+    /// Writes, and pages read from flash (MQSim's WRITE_READ_CACHE).
+    ReadWrite,
+}
+
+/// `cache.*`, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheSettings {
+    pub mode: CacheMode,
+    pub capacity_bytes: u64,
+    pub eviction: String,
+    /// `cache.writeback_limit` (0: one page per plane).
+    pub writeback_limit_bytes: u64,
+    pub evicted_readable: bool,
+    pub cold_write_through: bool,
+    pub t_rcd_ns: u64,
+    pub t_cl_ns: u64,
+    pub t_rp_ns: u64,
+    pub row_bytes: u64,
+    pub burst_bytes: u64,
+    pub clock_mhz: u64,
+    /// `cache.dram.formula = "mqsim"`.
+    pub mqsim_formula: bool,
+}
+
+impl CacheSettings {
+    pub fn from_resolved(r: &ResolvedMap) -> Self {
+        CacheSettings {
+            mode: match r.str("cache.mode") {
+                "write" => CacheMode::Write,
+                "read_write" => CacheMode::ReadWrite,
+                _ => CacheMode::Off,
+            },
+            capacity_bytes: r.bytes("cache.capacity"),
+            eviction: r.str("cache.eviction").to_string(),
+            writeback_limit_bytes: r.bytes("cache.writeback_limit"),
+            evicted_readable: r.bool("cache.evicted_readable"),
+            cold_write_through: r.bool("cache.cold_write_through"),
+            t_rcd_ns: r.ns("cache.dram.t_rcd"),
+            t_cl_ns: r.ns("cache.dram.t_cl"),
+            t_rp_ns: r.ns("cache.dram.t_rp"),
+            row_bytes: r.bytes("cache.dram.row_size"),
+            burst_bytes: r.bytes("cache.dram.burst"),
+            clock_mhz: r.int("cache.dram.clock_mhz") as u64,
+            mqsim_formula: r.str("cache.dram.formula") == "mqsim",
+        }
+    }
+
+    pub fn on(&self) -> bool {
+        self.mode != CacheMode::Off
+    }
+}
+
+/// `ftl.mapping_cache.*`, resolved (sizes 0 still mean "MQSim's formula": `entry_bytes`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MappingCacheSettings {
+    pub capacity_bytes: u64,
+    pub entry_size: u64,
+    pub translation_entry_size: u64,
+    /// `translation_writes = "program"`.
+    pub program_translations: bool,
+    pub clean_touches: bool,
+    pub unwritten_read_dirty: bool,
+    pub last_page_on_flash: bool,
+}
+
+impl MappingCacheSettings {
+    pub fn from_resolved(r: &ResolvedMap) -> Self {
+        MappingCacheSettings {
+            capacity_bytes: r.bytes("ftl.mapping_cache.capacity"),
+            entry_size: r.bytes("ftl.mapping_cache.entry_size"),
+            translation_entry_size: r.bytes("ftl.mapping_cache.translation_entry_size"),
+            program_translations: r.str("ftl.mapping_cache.translation_writes") == "program",
+            clean_touches: r.bool("ftl.mapping_cache.clean_touches"),
+            unwritten_read_dirty: r.bool("ftl.mapping_cache.unwritten_read_dirty"),
+            last_page_on_flash: r.bool("ftl.mapping_cache.last_page_on_flash"),
+        }
+    }
+
+    pub fn on(&self) -> bool {
+        self.capacity_bytes > 0
+    }
+
+    /// (Bytes of a cached entry, bytes of an entry in a translation page) on a drive of
+    /// `physical_pages` pages of `sectors` sectors: the keys, or MQSim's formulas for 0
+    /// (Address_Mapping_Unit_Page_Level's constructor).
+    pub fn entry_bytes(&self, physical_pages: u64, sectors: u64) -> (u64, u64) {
+        let bits = (physical_pages.max(2) as f64).log2();
+        let cmt = if self.entry_size > 0 { self.entry_size } else { ((2.0 * bits + sectors as f64) / 8.0).ceil() as u64 };
+        let gtd = if self.translation_entry_size > 0 { self.translation_entry_size } else { ((bits + sectors as f64) / 8.0).ceil() as u64 };
+        (cmt, gtd)
+    }
+}
+
+/// The configuration errors of the data cache, with their key paths.
+pub fn validate(s: &Settings, err: &mut dyn FnMut(&str, String)) {
+    let m = &s.mapping_cache;
+    if m.on() {
+        let g = &s.geometry;
+        let (cmt, gtd) = m.entry_bytes(g.pages(), g.page_size as u64 / 512);
+        if m.capacity_bytes < cmt {
+            err("ftl.mapping_cache.capacity", format!("holds no entry: it must be at least one entry of {cmt} bytes (got {}; 0 keeps the whole table in DRAM)", m.capacity_bytes));
+        }
+        if gtd > g.page_size as u64 {
+            err("ftl.mapping_cache.translation_entry_size", format!("{gtd} bytes do not fit in a page of {}", g.page_size));
+        } else {
+            // The translation pages live in the over-provisioned space beside GC's room.
+            let logical = s.logical_pages();
+            let pages = logical.div_ceil(g.page_size as u64 / gtd);
+            let spare = g.pages() - logical;
+            if pages > spare / 2 {
+                err("ftl.mapping_cache.translation_entry_size", format!("the mapping table takes {pages} translation pages ({logical} logical pages, {} entries a page), more than half the {spare} over-provisioned pages: use smaller entries or more over-provisioning", g.page_size as u64 / gtd));
+            }
+        }
+    }
+    let c = &s.cache;
+    if !c.on() {
+        return;
+    }
+    let ps = s.geometry.page_size as u64;
+    if c.capacity_bytes < ps {
+        err("cache.capacity", format!("holds no page: it must be at least one page of {ps} bytes (got {})", c.capacity_bytes));
+    }
+    if ps / 512 > 64 {
+        err("cache.mode", format!("the data cache keeps a 64-bit map of each page's 512-byte sectors: pages of at most 32 KiB (device.geometry.page_size is {ps})"));
+    }
+    if c.writeback_limit_bytes != 0 && c.writeback_limit_bytes < ps {
+        err("cache.writeback_limit", format!("must let at least one page of {ps} bytes be written back (got {}; 0 means one page per plane)", c.writeback_limit_bytes));
+    }
+    if c.row_bytes == 0 {
+        err("cache.dram.row_size", "must be positive".into());
+    }
+    if c.burst_bytes == 0 {
+        err("cache.dram.burst", "must be positive".into());
+    }
+    if c.mqsim_formula && c.clock_mhz > 1000 {
+        err("cache.dram.clock_mhz", format!("the mqsim formula truncates the cycle, 1000 / clock_mhz, to whole ns: {} MHz gives 0 ns", c.clock_mhz));
+    }
+}

@@ -1,0 +1,616 @@
+//! The controller's DRAM data cache (`cache.*`) as the simulator drives it: host writes complete
+//! at the DRAM, reads take what it holds from the DRAM, and dirty pages go to flash as programs of
+//! requests of the cache's own (no host request waits for them), through the FTL, the device
+//! queue and the transaction scheduler like any write.
+//!
+//! One DRAM channel serves transfers first come, first served (MQSim's `memory_channel_is_busy`
+//! and `dram_execution_queue`): a transfer asked for at `now` starts when the previous one ends.
+//! The page bookkeeping is [`crate::cache::DataCache`]; the DRAM time [`crate::cache::dram`].
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+
+use super::event::Ev;
+use super::txn::{ReqId, Slab};
+use super::{Origin, Req, Simulator};
+use crate::cache::dram::{Dram, Formula};
+use crate::cache::{evict, DataCache, Insert, SlotState};
+use crate::config::cache::{CacheMode, CacheSettings};
+use crate::engine::Time;
+use crate::nand::Lpn;
+use crate::stats::Breakdown;
+use crate::trace::Op;
+
+const SECTOR: u64 = 512;
+
+/// MQSim's hot/cold filter is cleared at most once a second (`bloom_filter_reset_step`,
+/// Data_Cache_Manager_Flash_Advanced.h).
+const FILTER_RESET_NS: u64 = 1_000_000_000;
+
+/// One program the cache sends to flash.
+#[derive(Debug, Clone, Copy)]
+struct CacheProgram {
+    lpn: Lpn,
+    sectors: u64,
+    /// The page's version it writes (`DataCache::write`).
+    version: u32,
+    /// A write-back of an evicted page (its slot is gone), rather than of a page that stays
+    /// cached (a flush, or a write-through).
+    evicted: bool,
+    /// Issue order, for flush requests: a flush completes once every program issued up to it has.
+    seq: u64,
+}
+
+/// What a DRAM transfer was for.
+#[derive(Debug)]
+enum DramJob {
+    /// A host request's sectors (a write into the cache, or the hits of a read).
+    Request(ReqId),
+    /// Pages leaving for flash: their data read out of the DRAM, then programmed.
+    Programs(Vec<CacheProgram>),
+    /// Pages read from flash written into the cache (`read_write`): nothing waits for it.
+    Fill,
+}
+
+/// What the cache counted (reported as `ssd.cache`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct CacheCounters {
+    pub read_pages: u64,
+    /// Read pages found whole in the cache, and in part.
+    pub read_hits: u64,
+    pub read_partial_hits: u64,
+    pub write_pages: u64,
+    /// Written pages that were cached already.
+    pub write_hits: u64,
+    pub evictions: u64,
+    pub evictions_dirty: u64,
+    /// Programs of evicted pages, write-throughs (`cold_write_through`), and of flushes.
+    pub programs_evicted: u64,
+    pub programs_write_through: u64,
+    pub programs_flush: u64,
+    pub flush_requests: u64,
+    /// Pages a host write waited for room under `writeback_limit`, and the host writes that did.
+    pub writes_waited: u64,
+    pub dram_transfers: u64,
+    pub dram_busy_ns: u64,
+    pub dram_bytes: u64,
+}
+
+impl CacheCounters {
+    pub fn minus(&self, o: &Self) -> Self {
+        let d = |a: u64, b: u64| a - b;
+        CacheCounters {
+            read_pages: d(self.read_pages, o.read_pages),
+            read_hits: d(self.read_hits, o.read_hits),
+            read_partial_hits: d(self.read_partial_hits, o.read_partial_hits),
+            write_pages: d(self.write_pages, o.write_pages),
+            write_hits: d(self.write_hits, o.write_hits),
+            evictions: d(self.evictions, o.evictions),
+            evictions_dirty: d(self.evictions_dirty, o.evictions_dirty),
+            programs_evicted: d(self.programs_evicted, o.programs_evicted),
+            programs_write_through: d(self.programs_write_through, o.programs_write_through),
+            programs_flush: d(self.programs_flush, o.programs_flush),
+            flush_requests: d(self.flush_requests, o.flush_requests),
+            writes_waited: d(self.writes_waited, o.writes_waited),
+            dram_transfers: d(self.dram_transfers, o.dram_transfers),
+            dram_busy_ns: d(self.dram_busy_ns, o.dram_busy_ns),
+            dram_bytes: d(self.dram_bytes, o.dram_bytes),
+        }
+    }
+}
+
+/// The data cache's state in a run.
+pub(super) struct Cache {
+    pub data: DataCache,
+    fill_reads: bool,
+    dram: Dram,
+    /// When the DRAM channel finishes the transfers asked for so far.
+    dram_free: Time,
+    jobs: Slab<DramJob>,
+    /// Sectors of cache programs in flight (MQSim's `back_pressure_buffer_depth`), and the most.
+    in_flight: u64,
+    limit: u64,
+    /// Host writes waiting for room under the limit, with the index of the next of their pages
+    /// to take in (MQSim's `waiting_user_requests_queue_for_dram_free_slot`).
+    waiting: VecDeque<(ReqId, u64)>,
+    /// With `cache.evicted_readable`: evicted pages whose program has not ended, by page (the
+    /// sectors and version of each such program).
+    evicted: Option<FxHashMap<Lpn, Vec<(u64, u32)>>>,
+    /// `cache.cold_write_through`: the pages written since the filter was last cleared, and when
+    /// it may be cleared next (`None`: at the first write; MQSim's milestone starts at 0 and its
+    /// clock before the trace's first arrival, where flashsched's starts at it).
+    filter: Option<(rustc_hash::FxHashSet<Lpn>, Option<Time>)>,
+    /// What each of the cache's own write requests in flight programs, by request id.
+    programs: Vec<Option<CacheProgram>>,
+    in_programs: usize,
+    /// Programs by sequence number from `done_below` on: whether each is done (a flush waits
+    /// until every program before it is, `done_below` passing its last); and flush requests
+    /// waiting, with the last sequence number issued before them.
+    done: VecDeque<bool>,
+    done_below: u64,
+    next_seq: u64,
+    flushes: Vec<(ReqId, u64)>,
+    pub counters: CacheCounters,
+    pub snapshot: CacheCounters,
+}
+
+impl Cache {
+    /// The cache `s` configures, on a drive of `planes` planes of `page_size`-byte pages, or
+    /// `None` when it is off.
+    pub fn new(s: &CacheSettings, page_size: u64, planes: u64) -> Option<Self> {
+        if s.mode == CacheMode::Off {
+            return None;
+        }
+        let slots = (s.capacity_bytes / page_size).max(1) as u32;
+        let policy = evict::build(&s.eviction, slots);
+        let sectors_per_page = page_size / SECTOR;
+        Some(Cache {
+            data: DataCache::new(slots, policy),
+            fill_reads: s.mode == CacheMode::ReadWrite,
+            dram: Dram {
+                t_rcd_ns: s.t_rcd_ns,
+                t_cl_ns: s.t_cl_ns,
+                t_rp_ns: s.t_rp_ns,
+                row_bytes: s.row_bytes,
+                burst_bytes: s.burst_bytes,
+                clock_mhz: s.clock_mhz,
+                formula: if s.mqsim_formula { Formula::Mqsim } else { Formula::Rows },
+            },
+            dram_free: 0,
+            jobs: Slab::default(),
+            in_flight: 0,
+            limit: if s.writeback_limit_bytes == 0 { planes * sectors_per_page } else { s.writeback_limit_bytes / SECTOR },
+            waiting: VecDeque::new(),
+            evicted: s.evicted_readable.then(FxHashMap::default),
+            filter: s.cold_write_through.then(|| (rustc_hash::FxHashSet::default(), None)),
+            programs: Vec::new(),
+            in_programs: 0,
+            done: VecDeque::new(),
+            done_below: 0,
+            next_seq: 0,
+            flushes: Vec::new(),
+            counters: CacheCounters::default(),
+            snapshot: CacheCounters::default(),
+        })
+    }
+
+    /// Queue a DRAM transfer of `bytes` at `now`: when it ends.
+    fn transfer(&mut self, now: Time, bytes: u64) -> Time {
+        let t = self.dram.access_ns(bytes);
+        let start = self.dram_free.max(now);
+        self.dram_free = start + t;
+        self.counters.dram_transfers += 1;
+        self.counters.dram_busy_ns += t;
+        self.counters.dram_bytes += bytes;
+        self.dram_free
+    }
+
+    fn program(&mut self, lpn: Lpn, sectors: u64, version: u32, evicted: bool) -> CacheProgram {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.done.push_back(false);
+        CacheProgram { lpn, sectors, version, evicted, seq }
+    }
+
+    /// The sectors of `lpn` a read finds in DRAM: in its slot, or (with `evicted_readable`) in
+    /// the newest write-back of it still in flight.
+    fn read(&mut self, lpn: Lpn, sectors: u64) -> u64 {
+        let held = self.data.read(lpn, sectors);
+        if held == sectors {
+            return held;
+        }
+        let flight = self.evicted.as_ref().and_then(|e| e.get(&lpn)).and_then(|v| v.last()).map_or(0, |p| p.0);
+        held | (flight & sectors)
+    }
+
+    /// At the end of a run: every program the cache issued is done and nothing waits for one
+    /// (the count of sectors in flight came back to 0), and no DRAM transfer is left.
+    pub fn check_drained(&self) -> Result<(), String> {
+        let evicted = self.evicted.as_ref().map_or(0, |e| e.len());
+        if self.in_flight != 0 || self.in_programs != 0 || !self.done.is_empty() || !self.waiting.is_empty() || !self.flushes.is_empty() || !self.jobs.is_empty() || evicted != 0 {
+            return Err(format!(
+                "data cache not drained: {} sectors in flight, {} programs, {} pending, {} writes and {} flushes waiting, {} DRAM transfers, {} evicted pages",
+                self.in_flight,
+                self.in_programs,
+                self.done.len(),
+                self.waiting.len(),
+                self.flushes.len(),
+                self.jobs.in_flight(),
+                evicted
+            ));
+        }
+        Ok(())
+    }
+
+    /// Memory the cache's bookkeeping holds, bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.data.memory_bytes() + self.programs.capacity() * std::mem::size_of::<Option<CacheProgram>>() + self.done.capacity()
+    }
+
+    /// `ssd.cache` of the report.
+    pub fn report(&self) -> serde_json::Value {
+        let c = self.counters.minus(&self.snapshot);
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { (a as f64 / b as f64 * 1e6).round() / 1e6 };
+        serde_json::json!({
+            "slots": self.data.capacity(),
+            "memory_bytes": self.memory_bytes(),
+            "eviction": self.data.policy(),
+            "writeback_limit_sectors": self.limit,
+            "read_pages": c.read_pages,
+            "read_hits": c.read_hits,
+            "read_partial_hits": c.read_partial_hits,
+            "read_hit_ratio": ratio(c.read_hits, c.read_pages),
+            "write_pages": c.write_pages,
+            "write_hits": c.write_hits,
+            "write_hit_ratio": ratio(c.write_hits, c.write_pages),
+            "evictions": c.evictions,
+            "evictions_dirty": c.evictions_dirty,
+            "programs_evicted": c.programs_evicted,
+            "programs_write_through": c.programs_write_through,
+            "programs_flush": c.programs_flush,
+            "flush_requests": c.flush_requests,
+            "writes_waited": c.writes_waited,
+            "dram_transfers": c.dram_transfers,
+            "dram_bytes": c.dram_bytes,
+            "dram_busy_ns": c.dram_busy_ns,
+            "dirty_pages_end": self.data.dirty().len(),
+        })
+    }
+}
+
+/// The bitmap of the sectors `lo..hi` (device bytes) cover within the page starting at `base`.
+#[inline]
+fn sector_bits(lo: u64, hi: u64, base: u64) -> u64 {
+    let first = (lo - base) / SECTOR;
+    let end = (hi - base).div_ceil(SECTOR);
+    let n = end - first;
+    let ones = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    ones << first
+}
+
+impl Simulator {
+    /// The cache's request, if `id` is one: it is done (its program ended, or its data-in with
+    /// `device.write_ack = "data_in"`). True when it was.
+    pub(super) fn cache_request_done(&mut self, id: ReqId) -> bool {
+        if self.reqs.items[id as usize].origin != Origin::CacheProgram {
+            return false;
+        }
+        self.reqs.remove(id);
+        let c = self.cache.as_mut().expect("cache requests come from the cache");
+        let p = c.programs[id as usize].take().expect("every cache request has its program");
+        c.in_programs -= 1;
+        c.in_flight -= p.sectors.count_ones() as u64;
+        c.done[(p.seq - c.done_below) as usize] = true;
+        while c.done.front() == Some(&true) {
+            c.done.pop_front();
+            c.done_below += 1;
+        }
+        // The page's data in DRAM, if it was evicted meanwhile, is gone with the program's end.
+        if let Some(v) = c.evicted.as_mut().and_then(|e| e.get_mut(&p.lpn)) {
+            v.retain(|x| x.1 != p.version);
+            if v.is_empty() {
+                c.evicted.as_mut().unwrap().remove(&p.lpn);
+            }
+        }
+        if !p.evicted {
+            // MQSim drops a written-through page once its program is done (a read of it then
+            // goes to flash); a flushed page stays, clean. (If the page was evicted or written
+            // again meanwhile, its slot is left as it is.)
+            let drop = c.filter.is_some();
+            c.data.flush_done(p.lpn, p.version, drop);
+        }
+        // Flushes waiting for every program issued before them.
+        if !c.flushes.is_empty() {
+            let oldest = c.done_below;
+            let (done, wait): (Vec<_>, Vec<_>) = c.flushes.iter().partition(|f| f.1 < oldest);
+            c.flushes = wait;
+            for (f, _) in done {
+                self.cache_sub_done(f);
+            }
+        }
+        // Writes waiting for room take it in arrival order (MQSim retries them at every cache
+        // program's end): each takes what it can; one left waiting leaves none for those behind.
+        while let Some(&(w, next)) = self.cache.as_ref().unwrap().waiting.front() {
+            match self.cache_take_write(w, next) {
+                Some(left) => {
+                    self.cache.as_mut().unwrap().waiting[0].1 = left;
+                    break;
+                }
+                None => {
+                    self.cache.as_mut().unwrap().waiting.pop_front();
+                }
+            }
+        }
+        true
+    }
+
+    /// Send a host write request into the cache (from `split`).
+    pub(super) fn cache_write(&mut self, id: ReqId) {
+        let r = &mut self.reqs.items[id as usize];
+        r.cache_start = self.now;
+        // One count for the pages still to take in; each DRAM transfer adds its own.
+        r.subs_left = 1;
+        if let Some(left) = self.cache_take_write(id, 0) {
+            let c = self.cache.as_mut().unwrap();
+            c.counters.writes_waited += 1;
+            c.waiting.push_back((id, left));
+        }
+    }
+
+    /// Take pages of write `id` from its `next`-th on into the cache while cache programs in
+    /// flight leave room (MQSim's write_to_destage_buffer): evicted dirty pages are read out of
+    /// the DRAM and programmed, cold pages (with the filter) written through, and the pages taken
+    /// moved into DRAM in one transfer, after the evictions' read. The index of the first page
+    /// left out, if the limit left some.
+    fn cache_take_write(&mut self, id: ReqId, next: u64) -> Option<u64> {
+        let now = self.now;
+        let r = self.reqs.items[id as usize];
+        let ps = self.page_size;
+        let first = self.page_of(r.dev_offset);
+        let last = self.page_of(r.dev_offset + r.dev_len - 1);
+        let mut lpn = self.fold_lpn(first + next) as u64;
+        let logical = self.logical_pages;
+        let c = self.cache.as_mut().unwrap();
+        let (mut evictions, mut through) = (Vec::new(), Vec::new());
+        let (mut evict_sectors, mut through_sectors, mut dram_sectors) = (0u64, 0u64, 0u64);
+        let mut page = first + next;
+        while page <= last && c.in_flight + evict_sectors + through_sectors < c.limit {
+            let lo = r.dev_offset.max(page * ps);
+            let hi = (r.dev_offset + r.dev_len).min((page + 1) * ps);
+            let sectors = sector_bits(lo, hi, page * ps);
+            let (ins, _) = c.data.write(lpn as Lpn, sectors);
+            c.counters.write_pages += 1;
+            match ins {
+                Insert::Hit => c.counters.write_hits += 1,
+                Insert::Placed => {}
+                Insert::Evicted { lpn: v, sectors: vs, state, version: vv } => {
+                    c.counters.evictions += 1;
+                    match state {
+                        SlotState::Dirty => {
+                            c.counters.evictions_dirty += 1;
+                            evict_sectors += vs.count_ones() as u64;
+                            let p = c.program(v, vs, vv, true);
+                            evictions.push(p);
+                            if let Some(e) = c.evicted.as_mut() {
+                                e.entry(v).or_default().push((vs, vv));
+                            }
+                        }
+                        SlotState::Flushing => {
+                            // Its program is under way (or about to be); the page stays readable
+                            // until that program ends.
+                            if let Some(e) = c.evicted.as_mut() {
+                                e.entry(v).or_default().push((vs, vv));
+                            }
+                        }
+                        SlotState::Clean => {}
+                    }
+                }
+            }
+            dram_sectors += sectors.count_ones() as u64;
+            if let Some((seen, _)) = c.filter.as_mut() {
+                if seen.insert(lpn as Lpn) {
+                    // Cold: written through at once, the write's own sectors.
+                    let (_, version) = c.data.start_flush(lpn as Lpn).expect("a page just written is dirty");
+                    through_sectors += sectors.count_ones() as u64;
+                    through.push(c.program(lpn as Lpn, sectors, version, false));
+                }
+            }
+            page += 1;
+            lpn += 1;
+            if lpn >= logical {
+                lpn -= logical;
+            }
+        }
+        c.in_flight += evict_sectors + through_sectors;
+        self.counters.host_pages_written += page - (first + next);
+        let c = self.cache.as_mut().unwrap();
+        c.counters.programs_write_through += through.len() as u64;
+        if !evictions.is_empty() {
+            let end = c.transfer(now, evict_sectors * SECTOR);
+            let job = c.jobs.insert(DramJob::Programs(evictions));
+            self.events.push(end, Ev::CacheDram(job));
+        }
+        let c = self.cache.as_mut().unwrap();
+        if dram_sectors > 0 {
+            let end = c.transfer(now, dram_sectors * SECTOR);
+            let job = c.jobs.insert(DramJob::Request(id));
+            self.reqs.items[id as usize].subs_left += 1;
+            self.events.push(end, Ev::CacheDram(job));
+        }
+        let c = self.cache.as_mut().unwrap();
+        if let Some((seen, at)) = c.filter.as_mut() {
+            if at.is_none_or(|t| now > t) {
+                seen.clear();
+                *at = Some(now + FILTER_RESET_NS);
+            }
+        }
+        for p in through {
+            self.issue_cache_program(p);
+        }
+        if page <= last {
+            return Some(page - first);
+        }
+        // Every page is in: the request's own count for them goes.
+        self.cache_sub_done(id);
+        None
+    }
+
+    /// One part of host request `id` served by the cache is done (its pages all taken in, or a
+    /// DRAM transfer of it ended): the request completes with its last part.
+    fn cache_sub_done(&mut self, id: ReqId) {
+        let now = self.now;
+        let r = &mut self.reqs.items[id as usize];
+        if now >= r.crit_done {
+            r.crit_done = now;
+            r.crit = Breakdown { host_queue: r.dispatched - r.arrival, device_queue: r.cache_start - r.dispatched, cache: now - r.cache_start, ..Breakdown::default() };
+        }
+        r.subs_left -= 1;
+        if r.subs_left == 0 {
+            self.complete_request(id);
+        }
+    }
+
+    /// A DRAM transfer ended.
+    pub(super) fn on_cache_dram(&mut self, job: u32) {
+        let c = self.cache.as_mut().unwrap();
+        let j = std::mem::replace(&mut c.jobs.items[job as usize], DramJob::Fill);
+        c.jobs.remove(job);
+        match j {
+            DramJob::Request(id) => self.cache_sub_done(id),
+            DramJob::Programs(ps) => {
+                for p in ps {
+                    self.issue_cache_program(p);
+                }
+            }
+            DramJob::Fill => {}
+        }
+    }
+
+    /// Send one cache program to flash: a write request of the cache's own, split and queued
+    /// like a host write's, that no host waits for.
+    fn issue_cache_program(&mut self, p: CacheProgram) {
+        let now = self.now;
+        let ps = self.page_size;
+        let lo = p.sectors.trailing_zeros() as u64;
+        let hi = 64 - p.sectors.leading_zeros() as u64;
+        let req = Req::internal(now, Origin::CacheProgram, p.lpn as u64 * ps + lo * SECTOR, (hi - lo) * SECTOR);
+        let id = self.reqs.insert(req);
+        let c = self.cache.as_mut().unwrap();
+        if p.evicted {
+            c.counters.programs_evicted += 1;
+        }
+        if c.programs.len() <= id as usize {
+            c.programs.resize(id as usize + 1, None);
+        }
+        c.programs[id as usize] = Some(p);
+        c.in_programs += 1;
+        self.split(id);
+        self.need_dispatch = true;
+    }
+
+    /// A host read of `sectors` of `lpn` (page `ps`-aligned at `base`): the sectors the cache
+    /// serves (a read hit takes them from DRAM; the rest go to flash).
+    #[inline]
+    pub(super) fn cache_read_page(&mut self, lpn: Lpn, sectors: u64) -> u64 {
+        let c = self.cache.as_mut().unwrap();
+        c.counters.read_pages += 1;
+        let held = c.read(lpn, sectors);
+        if held == sectors {
+            c.counters.read_hits += 1;
+        } else if held != 0 {
+            c.counters.read_partial_hits += 1;
+        }
+        held
+    }
+
+    /// The bitmap of the sectors a request covers in page `page` (device bytes).
+    #[inline]
+    pub(super) fn page_sectors(&self, r: &Req, page: u64) -> u64 {
+        let ps = self.page_size;
+        let lo = r.dev_offset.max(page * ps);
+        let hi = (r.dev_offset + r.dev_len).min((page + 1) * ps);
+        sector_bits(lo, hi, page * ps)
+    }
+
+    /// A read request found `sectors` sectors in the cache: one DRAM transfer serves them all.
+    pub(super) fn cache_read_hits(&mut self, id: ReqId, sectors: u64) {
+        let now = self.now;
+        let c = self.cache.as_mut().unwrap();
+        let end = c.transfer(now, sectors * SECTOR);
+        let job = c.jobs.insert(DramJob::Request(id));
+        self.reqs.items[id as usize].cache_start = now;
+        self.events.push(end, Ev::CacheDram(job));
+    }
+
+    /// Host read `txn` got its page from flash: with `read_write`, the page goes into the cache,
+    /// clean, with a DRAM write nothing waits for; a dirty page it evicts is written back.
+    pub(super) fn cache_fill(&mut self, txn: &super::txn::Txn) {
+        let now = self.now;
+        if !self.cache.as_ref().is_some_and(|c| c.fill_reads) {
+            return;
+        }
+        let r = self.reqs.items[txn.req as usize];
+        if r.op != Op::Read {
+            return;
+        }
+        // The request's page this transaction read, and the sectors it asked for.
+        let first = self.page_of(r.dev_offset);
+        let first_lpn = self.fold_lpn(first);
+        let page = first + (txn.lpn as u64 + self.logical_pages - first_lpn) % self.logical_pages;
+        let (lpn, sectors) = (txn.lpn, self.page_sectors(&r, page));
+        let c = self.cache.as_mut().unwrap();
+        if let Insert::Evicted { lpn: v, sectors: vs, state, version } = c.data.fill(lpn, sectors) {
+            c.counters.evictions += 1;
+            if state == SlotState::Dirty {
+                c.counters.evictions_dirty += 1;
+                c.in_flight += vs.count_ones() as u64;
+                let p = c.program(v, vs, version, true);
+                if let Some(e) = c.evicted.as_mut() {
+                    e.entry(v).or_default().push((vs, version));
+                }
+                let end = c.transfer(now, vs.count_ones() as u64 * SECTOR);
+                let job = c.jobs.insert(DramJob::Programs(vec![p]));
+                self.events.push(end, Ev::CacheDram(job));
+            }
+        }
+        let c = self.cache.as_mut().unwrap();
+        let end = c.transfer(now, sectors.count_ones() as u64 * SECTOR);
+        let job = c.jobs.insert(DramJob::Fill);
+        self.events.push(end, Ev::CacheDram(job));
+    }
+
+    /// A flush request: every dirty page is written back (one DRAM read of them all, then their
+    /// programs); the flush completes once those and every cache program issued before are done.
+    pub(super) fn cache_flush(&mut self, id: ReqId) {
+        let now = self.now;
+        self.reqs.items[id as usize].cache_start = now;
+        let c = self.cache.as_mut().unwrap();
+        c.counters.flush_requests += 1;
+        let mut progs = Vec::new();
+        let mut sectors = 0;
+        for lpn in c.data.dirty() {
+            let (s, version) = c.data.start_flush(lpn).expect("a dirty page");
+            sectors += s.count_ones() as u64;
+            progs.push(c.program(lpn, s, version, false));
+        }
+        c.in_flight += sectors;
+        c.counters.programs_flush += progs.len() as u64;
+        let r = &mut self.reqs.items[id as usize];
+        r.subs_left = 1;
+        if !progs.is_empty() {
+            let end = c.transfer(now, sectors * SECTOR);
+            let job = c.jobs.insert(DramJob::Programs(progs));
+            self.events.push(end, Ev::CacheDram(job));
+        }
+        if c.done.is_empty() {
+            self.cache_sub_done(id);
+        } else {
+            // Every program issued so far, this flush's own included.
+            c.flushes.push((id, c.next_seq - 1));
+        }
+    }
+
+    /// A trimmed page leaves the cache (a later eviction must not write its old data back).
+    pub(super) fn cache_trim(&mut self, lpn: Lpn) {
+        if let Some(c) = self.cache.as_mut() {
+            c.data.remove(lpn);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sector_bits;
+
+    #[test]
+    fn sector_bits_cover_the_bytes_touched() {
+        assert_eq!(sector_bits(0, 4096, 0), 0xff);
+        assert_eq!(sector_bits(4096 + 512, 4096 + 1024, 4096), 0b10);
+        // A byte range inside one sector touches it.
+        assert_eq!(sector_bits(100, 101, 0), 1);
+        assert_eq!(sector_bits(1000, 1600, 0), 0b1110);
+        // A 32 KiB page has 64 sectors.
+        assert_eq!(sector_bits(0, 32768, 0), u64::MAX);
+    }
+}

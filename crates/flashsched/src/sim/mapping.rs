@@ -1,0 +1,416 @@
+//! The cached mapping table (`ftl.mapping_cache.*`) as the simulator drives it: a host page
+//! transaction (a read, a write, or a program of the data cache) whose mapping entry is not
+//! cached waits for its translation page's read before it goes to the device queue; a dirty
+//! entry leaving the table makes its translation page be written back.
+//!
+//! Translation pages are logical pages of their own past the host's space (`base + mvpn`): they
+//! are written at the start (untimed), read by the table's misses and, with
+//! `translation_writes = "program"`, rewritten by its write-backs, through the FTL like data (GC
+//! moves them too). The table's reads and programs are requests of its own that no host waits
+//! for; they skip the device queue (firmware work, not host I/O) and join their chip's queue in
+//! arrival order, as host transactions of their kind (MQSim serves its `MappingReadTRQueue`
+//! before user reads; flashsched's transaction schedulers do not single them out).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::txn::{ReqId, Txn, TxnId, TxnKind};
+use super::{Origin, Req, Simulator};
+use crate::cache::mapping::{Lookup, MappingCache};
+use crate::config::Settings;
+use crate::engine::Time;
+use crate::nand::{Lpn, NONE};
+
+/// `Mapping::parked_at` of a transaction that is not waiting.
+const NOT_PARKED: Time = Time::MAX;
+
+/// What the table counted (reported as `ssd.mapping_cache`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct MappingCounters {
+    pub read_lookups: u64,
+    pub read_misses: u64,
+    pub write_lookups: u64,
+    pub write_misses: u64,
+    /// Misses served without a flash read (a departing page, or the last page not on flash).
+    pub misses_without_read: u64,
+    pub translation_reads: u64,
+    pub merge_reads: u64,
+    pub evictions: u64,
+    pub write_backs: u64,
+    pub translation_programs: u64,
+    pub translation_programs_never_run: u64,
+}
+
+impl MappingCounters {
+    fn minus(&self, o: &Self) -> Self {
+        MappingCounters {
+            read_lookups: self.read_lookups - o.read_lookups,
+            read_misses: self.read_misses - o.read_misses,
+            write_lookups: self.write_lookups - o.write_lookups,
+            write_misses: self.write_misses - o.write_misses,
+            misses_without_read: self.misses_without_read - o.misses_without_read,
+            translation_reads: self.translation_reads - o.translation_reads,
+            merge_reads: self.merge_reads - o.merge_reads,
+            evictions: self.evictions - o.evictions,
+            write_backs: self.write_backs - o.write_backs,
+            translation_programs: self.translation_programs - o.translation_programs,
+            translation_programs_never_run: self.translation_programs_never_run - o.translation_programs_never_run,
+        }
+    }
+}
+
+/// A request of the table's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum MapJob {
+    /// A miss's read of translation page `mvpn`.
+    Read(u32),
+    /// A write-back's read of the entries of `mvpn` it does not hold.
+    MergeRead(u32),
+    /// A write-back's program of `mvpn`.
+    Program(u32),
+}
+
+/// The cached mapping table's state in a run.
+pub(super) struct Mapping {
+    pub cmt: MappingCache,
+    /// Bytes of a cached entry.
+    entry_bytes: u64,
+    /// Bytes of an entry in a translation page.
+    gtd_entry: u32,
+    /// The first translation page's logical page (the host's logical pages come before).
+    pub base: Lpn,
+    /// Translation pages.
+    pub pages: u32,
+    /// The last, partial translation page when it is not on flash (`last_page_on_flash = false`).
+    unread_page: Option<u32>,
+    program: bool,
+    clean_touches: bool,
+    unwritten_read_dirty: bool,
+    /// Translation pages being read, with the transactions waiting for each.
+    arriving: FxHashMap<u32, Vec<TxnId>>,
+    /// Translation pages whose write-back was issued and never runs (`translation_writes =
+    /// "never"`): later misses on them need no read.
+    departing: FxHashSet<u32>,
+    /// By transaction: when it started waiting for its entry (`NOT_PARKED` if it is not), and
+    /// how long it waited, until it completes (its `mapping` stage). Transaction ids are dense.
+    parked_at: Vec<Time>,
+    parked: usize,
+    waited: Vec<u64>,
+    /// Emptied waiting lists, for reuse.
+    spare_lists: Vec<Vec<TxnId>>,
+    /// The table's own requests in flight.
+    jobs: FxHashMap<ReqId, MapJob>,
+    pub counters: MappingCounters,
+    pub snapshot: MappingCounters,
+}
+
+impl Mapping {
+    /// The table `s` configures over `logical_pages` host pages, or `None` with the whole table
+    /// in DRAM.
+    pub fn new(s: &Settings, logical_pages: u64) -> Option<Self> {
+        let m = &s.mapping_cache;
+        if !m.on() {
+            return None;
+        }
+        let g = &s.geometry;
+        let (cmt_entry, gtd_entry) = m.entry_bytes(g.pages(), g.page_size as u64 / 512);
+        let per_page = (g.page_size as u64 / gtd_entry) as u32;
+        let pages = logical_pages.div_ceil(per_page as u64) as u32;
+        let partial = logical_pages % per_page as u64 != 0;
+        Some(Mapping {
+            cmt: MappingCache::new((m.capacity_bytes / cmt_entry) as u32, per_page),
+            entry_bytes: cmt_entry,
+            gtd_entry: gtd_entry as u32,
+            base: logical_pages as Lpn,
+            pages,
+            unread_page: (partial && !m.last_page_on_flash).then_some(pages - 1),
+            program: m.program_translations,
+            clean_touches: m.clean_touches,
+            unwritten_read_dirty: m.unwritten_read_dirty,
+            arriving: FxHashMap::default(),
+            departing: FxHashSet::default(),
+            parked_at: Vec::new(),
+            parked: 0,
+            waited: Vec::new(),
+            spare_lists: Vec::new(),
+            jobs: FxHashMap::default(),
+            counters: MappingCounters::default(),
+            snapshot: MappingCounters::default(),
+        })
+    }
+
+    /// Transaction `t` waits for its entry from `now` on, on translation page `mvpn`'s read.
+    fn park(&mut self, t: TxnId, mvpn: u32, now: Time) {
+        if self.parked_at.len() <= t as usize {
+            self.parked_at.resize(t as usize + 1, NOT_PARKED);
+            self.waited.resize(t as usize + 1, 0);
+        }
+        self.parked_at[t as usize] = now;
+        self.parked += 1;
+        match self.arriving.get_mut(&mvpn) {
+            Some(list) => list.push(t),
+            None => {
+                let mut list = self.spare_lists.pop().unwrap_or_default();
+                list.push(t);
+                self.arriving.insert(mvpn, list);
+            }
+        }
+    }
+
+    /// A read of translation page `mvpn` is under way (waiters or not).
+    fn expect_read(&mut self, mvpn: u32) {
+        if !self.arriving.contains_key(&mvpn) {
+            let list = self.spare_lists.pop().unwrap_or_default();
+            self.arriving.insert(mvpn, list);
+        }
+    }
+
+    /// Whether translation page `mvpn` is on flash (written at the start).
+    pub fn on_flash(&self, mvpn: u32) -> bool {
+        self.unread_page != Some(mvpn)
+    }
+
+    /// At the end of a run: nothing waits and no request of the table's is in flight.
+    pub fn check_drained(&self) -> Result<(), String> {
+        if !self.arriving.is_empty() || self.parked != 0 || !self.jobs.is_empty() {
+            return Err(format!(
+                "mapping cache not drained: {} translation pages being read, {} transactions waiting, {} requests in flight",
+                self.arriving.len(),
+                self.parked,
+                self.jobs.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// `ssd.mapping_cache` of the report.
+    pub fn report(&self) -> serde_json::Value {
+        let c = self.counters.minus(&self.snapshot);
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { (a as f64 / b as f64 * 1e6).round() / 1e6 };
+        serde_json::json!({
+            "entries": self.cmt.capacity(),
+            "entry_bytes": self.entry_bytes,
+            "entries_per_translation_page": self.cmt.per_page(),
+            "translation_pages": self.pages,
+            "memory_bytes": self.cmt.memory_bytes(),
+            "read_lookups": c.read_lookups,
+            "read_misses": c.read_misses,
+            "read_hit_ratio": ratio(c.read_lookups - c.read_misses, c.read_lookups),
+            "write_lookups": c.write_lookups,
+            "write_misses": c.write_misses,
+            "write_hit_ratio": ratio(c.write_lookups - c.write_misses, c.write_lookups),
+            "misses_without_read": c.misses_without_read,
+            "translation_reads": c.translation_reads,
+            "merge_reads": c.merge_reads,
+            "evictions": c.evictions,
+            "write_backs": c.write_backs,
+            "translation_programs": c.translation_programs,
+            "translation_programs_never_run": c.translation_programs_never_run,
+            "departing_pages": self.departing.len(),
+        })
+    }
+}
+
+impl Simulator {
+    /// Hand host page transaction `t` to the device queue once its mapping entry is cached: at
+    /// once on a hit, else after its translation page's read.
+    pub(super) fn push_mapped(&mut self, t: TxnId) {
+        if self.mapping.is_none() {
+            self.hil.push(t, self.txns.get(t));
+            return;
+        }
+        let txn = *self.txns.get(t);
+        let write = txn.kind == TxnKind::HostWrite;
+        let m = self.mapping.as_mut().unwrap();
+        if write {
+            m.counters.write_lookups += 1;
+        } else {
+            m.counters.read_lookups += 1;
+        }
+        let lpn = txn.lpn;
+        let mvpn = m.cmt.mvpn(lpn);
+        let found = m.cmt.lookup(lpn);
+        if found != Lookup::Hit {
+            if write {
+                m.counters.write_misses += 1;
+            } else {
+                m.counters.read_misses += 1;
+            }
+        }
+        match found {
+            Lookup::Hit => {}
+            Lookup::Waiting => {
+                debug_assert!(m.arriving.contains_key(&mvpn), "a waiting entry's page is being read");
+                m.park(t, mvpn, self.now);
+                return;
+            }
+            Lookup::Miss => {
+                // MQSim's order (request_mapping_entry_for_lpn): a page not on flash, then a read
+                // under way, then a departing page, then a read of its own.
+                let read_under_way = m.arriving.contains_key(&mvpn);
+                let at_once = !m.on_flash(mvpn) || (!read_under_way && m.departing.contains(&mvpn));
+                let evicted = m.cmt.reserve(lpn, !at_once);
+                if at_once {
+                    m.counters.misses_without_read += 1;
+                } else {
+                    m.park(t, mvpn, self.now);
+                }
+                if let Some(e) = evicted {
+                    self.mapping_evicted(e.lpn, e.dirty);
+                }
+                if !at_once {
+                    if !read_under_way {
+                        self.issue_translation_read(mvpn, 512, MapJob::Read(mvpn));
+                    }
+                    return;
+                }
+            }
+        }
+        self.mapping_resolved(&txn);
+        self.hil.push(t, self.txns.get(t));
+    }
+
+    /// `txn`'s entry is cached: a write changes it; so does, with `unwritten_read_dirty`, a read of
+    /// a never-written page (MQSim maps the page on the read).
+    fn mapping_resolved(&mut self, txn: &Txn) {
+        let m = self.mapping.as_mut().unwrap();
+        if txn.kind == TxnKind::HostWrite || (m.unwritten_read_dirty && txn.ppn == NONE) {
+            m.cmt.set_dirty(txn.lpn);
+        }
+    }
+
+    /// An entry left the table; a dirty one's translation page is written back: its dirty cached
+    /// entries cleaned, the entries it does not hold read from flash, then the page programmed.
+    fn mapping_evicted(&mut self, lpn: Lpn, dirty: bool) {
+        let m = self.mapping.as_mut().unwrap();
+        m.counters.evictions += 1;
+        if !dirty {
+            return;
+        }
+        m.counters.write_backs += 1;
+        let mvpn = m.cmt.mvpn(lpn);
+        let (_, sectors) = m.cmt.clean_page(mvpn, m.gtd_entry, m.clean_touches);
+        let on_flash = m.on_flash(mvpn);
+        if !m.program {
+            // Issued, never run (MQSim): the page departs for good.
+            m.counters.translation_programs_never_run += 1;
+            m.departing.insert(mvpn);
+        }
+        if on_flash {
+            // Misses on the page meanwhile wait for this read (MQSim's ArrivingMappingEntries).
+            m.expect_read(mvpn);
+            m.counters.merge_reads += 1;
+            self.issue_translation_read(mvpn, sectors as u64 * 512, MapJob::MergeRead(mvpn));
+        } else if self.mapping.as_ref().unwrap().program {
+            self.issue_translation_program(mvpn);
+        }
+    }
+
+    /// Read `bytes` of translation page `mvpn` (a miss's read, or a write-back's merge read).
+    fn issue_translation_read(&mut self, mvpn: u32, bytes: u64, job: MapJob) {
+        let now = self.now;
+        let m = self.mapping.as_mut().unwrap();
+        if matches!(job, MapJob::Read(_)) {
+            m.counters.translation_reads += 1;
+        }
+        let lpn = m.base + mvpn;
+        let ppn = self.ftl.lookup(lpn).expect("translation pages on flash are mapped");
+        let plane = self.layout.plane_of(ppn);
+        let id = self.reqs.insert(Req::internal(now, Origin::Mapping, lpn as u64 * self.page_size, bytes));
+        self.mapping.as_mut().unwrap().jobs.insert(id, job);
+        let t = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, ppn, plane, self.layout.die_of_plane(plane), bytes as u32, now));
+        let r = &mut self.reqs.items[id as usize];
+        (r.subs_left, r.unqueued, r.subs) = (1, 1, 1);
+        self.to_tsu(t);
+    }
+
+    /// Program translation page `mvpn` (a write-back, after its merge read).
+    fn issue_translation_program(&mut self, mvpn: u32) {
+        let now = self.now;
+        let m = self.mapping.as_mut().unwrap();
+        m.counters.translation_programs += 1;
+        let lpn = m.base + mvpn;
+        let plane = self.alloc.home_plane(mvpn as u64);
+        let ps = self.page_size;
+        let id = self.reqs.insert(Req::internal(now, Origin::Mapping, lpn as u64 * ps, ps));
+        self.mapping.as_mut().unwrap().jobs.insert(id, MapJob::Program(mvpn));
+        let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, self.layout.die_of_plane(plane), ps as u32, now));
+        self.txns.get_mut(t).place = super::txn::Placement::Mapping;
+        let r = &mut self.reqs.items[id as usize];
+        (r.subs_left, r.unqueued, r.subs) = (1, 1, 1);
+        self.to_tsu(t);
+    }
+
+    /// A request of the table's own completed.
+    pub(super) fn mapping_request_done(&mut self, id: ReqId) {
+        self.reqs.remove(id);
+        let m = self.mapping.as_mut().unwrap();
+        let job = m.jobs.remove(&id).expect("every mapping request has its job");
+        match job {
+            MapJob::Read(mvpn) => self.translation_arrived(mvpn),
+            MapJob::MergeRead(mvpn) => {
+                self.translation_arrived(mvpn);
+                if self.mapping.as_ref().unwrap().program {
+                    self.issue_translation_program(mvpn);
+                }
+            }
+            MapJob::Program(_) => {}
+        }
+    }
+
+    /// Translation page `mvpn` was read: every transaction waiting for it goes on (MQSim releases
+    /// them all at the first read of the page to end).
+    fn translation_arrived(&mut self, mvpn: u32) {
+        let now = self.now;
+        let Some(mut waiting) = self.mapping.as_mut().unwrap().arriving.remove(&mvpn) else { return };
+        for &t in &waiting {
+            let m = self.mapping.as_mut().unwrap();
+            let since = std::mem::replace(&mut m.parked_at[t as usize], NOT_PARKED);
+            debug_assert_ne!(since, NOT_PARKED, "a waiting transaction was parked");
+            m.parked -= 1;
+            m.waited[t as usize] = now - since;
+            let lpn = self.txns.get(t).lpn;
+            m.cmt.arrived(lpn);
+            if self.txns.get(t).kind == TxnKind::HostRead {
+                // Where the page is now (it may have been written or moved meanwhile).
+                let (ppn, plane) = match self.ftl.lookup(lpn) {
+                    Some(p) => (p, self.layout.plane_of(p)),
+                    None => (NONE, self.txns.get(t).plane),
+                };
+                let die = self.layout.die_of_plane(plane);
+                let x = self.txns.get_mut(t);
+                (x.ppn, x.plane, x.die) = (ppn, plane, die);
+            }
+            let txn = *self.txns.get(t);
+            self.mapping_resolved(&txn);
+            self.hil.push(t, self.txns.get(t));
+        }
+        waiting.clear();
+        self.mapping.as_mut().unwrap().spare_lists.push(waiting);
+        self.need_dispatch = true;
+    }
+
+    /// The time transaction `t` waited for its mapping entry (0 if none), forgotten.
+    #[inline]
+    pub(super) fn mapping_wait(&mut self, t: TxnId) -> u64 {
+        match self.mapping.as_mut() {
+            Some(m) => m.waited.get_mut(t as usize).map_or(0, std::mem::take),
+            None => 0,
+        }
+    }
+
+    /// At the start: every translation page the table says is on flash is written (untimed), on
+    /// the plane static allocation gives data page `mvpn` (MQSim places translation page MVPN so).
+    pub(super) fn write_translation_pages(&mut self) -> Result<(), String> {
+        let Some(m) = self.mapping.as_ref() else { return Ok(()) };
+        let (base, pages) = (m.base, m.pages);
+        self.ftl.add_logical_pages(pages as u64);
+        for mvpn in 0..pages {
+            if !self.mapping.as_ref().unwrap().on_flash(mvpn) {
+                continue;
+            }
+            let plane = self.alloc.home_plane(mvpn as u64);
+            self.ftl.write_untimed_in(base + mvpn, plane, crate::ftl::STREAM_MAPPING, self.gc.as_mut())?;
+        }
+        Ok(())
+    }
+}
