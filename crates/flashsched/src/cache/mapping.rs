@@ -109,21 +109,20 @@ impl MappingCache {
     }
 
     /// Give `lpn` a slot, waiting for its translation page's read or (`waiting` false) valid at
-    /// once; when the table is full the least recently used entry that is not waiting leaves
-    /// first (with every entry waiting, the table holds one more for the moment).
-    pub fn reserve(&mut self, lpn: Lpn, waiting: bool) -> Option<Evicted> {
+    /// once; while the table is full the least recently used entries that are not waiting leave
+    /// first, into `evicted` (with every entry waiting, the table holds more for the moment, and
+    /// comes back to its capacity at the next reservations).
+    pub fn reserve(&mut self, lpn: Lpn, waiting: bool, evicted: &mut Vec<Evicted>) {
         debug_assert!(!self.map.contains_key(&lpn), "lpn {lpn} already has a slot");
-        let mut out = None;
-        if self.map.len() as u32 >= self.capacity {
+        while self.map.len() as u32 >= self.capacity {
             let slots = &self.slots;
-            if let Some(v) = self.lru.victim(&|s| !slots[s as usize].waiting) {
-                let e = self.slots[v as usize];
-                self.map.remove(&e.lpn);
-                self.lru.removed(v);
-                self.free.push(v);
-                self.unlink_from_page(v);
-                out = Some(Evicted { lpn: e.lpn, dirty: e.dirty });
-            }
+            let Some(v) = self.lru.victim(&|s| !slots[s as usize].waiting) else { break };
+            let e = self.slots[v as usize];
+            self.map.remove(&e.lpn);
+            self.lru.removed(v);
+            self.free.push(v);
+            self.unlink_from_page(v);
+            evicted.push(Evicted { lpn: e.lpn, dirty: e.dirty });
         }
         let mvpn = lpn / self.per_page;
         let head = self.by_page.insert(mvpn, self.free.last().copied().unwrap_or(self.slots.len() as u32)).unwrap_or(NIL);
@@ -144,7 +143,6 @@ impl MappingCache {
         self.lru.ensure(s + 1);
         self.map.insert(lpn, s);
         self.lru.inserted(s);
-        out
     }
 
     /// Take slot `s` off its translation page's list.
@@ -234,20 +232,32 @@ mod tests {
     #[test]
     fn misses_reserve_slots_and_the_least_recently_used_valid_entry_leaves() {
         let mut c = MappingCache::new(2, 819);
+        let mut out = Vec::new();
+        let mut reserve = |c: &mut MappingCache, lpn, waiting| {
+            out.clear();
+            c.reserve(lpn, waiting, &mut out);
+            out.clone()
+        };
         assert_eq!(c.lookup(5), Lookup::Miss);
-        assert_eq!(c.reserve(5, true), None);
+        assert_eq!(reserve(&mut c, 5, true), vec![]);
         assert_eq!(c.lookup(5), Lookup::Waiting);
         c.arrived(5);
         assert_eq!(c.lookup(5), Lookup::Hit);
-        c.reserve(900, false);
+        reserve(&mut c, 900, false);
         c.set_dirty(900);
         // 5 was used last but one: a third entry evicts it, clean.
-        assert_eq!(c.reserve(7, true), Some(Evicted { lpn: 5, dirty: false }));
+        assert_eq!(reserve(&mut c, 7, true), vec![Evicted { lpn: 5, dirty: false }]);
         // Only 900 is valid, and dirty: it goes, though 7 is older.
-        assert_eq!(c.reserve(8, true), Some(Evicted { lpn: 900, dirty: true }));
+        assert_eq!(reserve(&mut c, 8, true), vec![Evicted { lpn: 900, dirty: true }]);
         // Both left are waiting: the table holds one more for now.
-        assert_eq!(c.reserve(9, true), None);
+        assert_eq!(reserve(&mut c, 9, true), vec![]);
         assert_eq!(c.len(), 3);
+        // Once they arrived, the next entry brings the table back to its capacity.
+        for lpn in [7, 8, 9] {
+            c.arrived(lpn);
+        }
+        assert_eq!(reserve(&mut c, 10, false), vec![Evicted { lpn: 7, dirty: false }, Evicted { lpn: 8, dirty: false }]);
+        assert_eq!(c.len(), 2);
         assert_eq!(c.mvpn(900), 1);
     }
 
@@ -255,7 +265,7 @@ mod tests {
     fn a_write_back_cleans_its_page_and_counts_the_sectors_of_clean_entries() {
         let mut c = MappingCache::new(8, 819);
         for lpn in [0, 1, 300, 819] {
-            c.reserve(lpn, false);
+            c.reserve(lpn, false, &mut Vec::new());
         }
         c.set_dirty(1);
         c.set_dirty(819);

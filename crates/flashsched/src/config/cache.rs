@@ -107,6 +107,10 @@ impl MappingCacheSettings {
 /// The configuration errors of the data cache, with their key paths.
 pub fn validate(s: &Settings, err: &mut dyn FnMut(&str, String)) {
     let m = &s.mapping_cache;
+    if (m.on() || s.cache.on()) && s.resolved.int("host.queue_length") > 0 {
+        let key = if s.cache.on() { "cache.mode" } else { "ftl.mapping_cache.capacity" };
+        err(key, "cannot run with SSDSim's admission cap (host.queue_length > 0): the cap sets the clock back, before work the controller's DRAM started".into());
+    }
     if m.on() {
         let g = &s.geometry;
         let (cmt, gtd) = m.entry_bytes(g.pages(), g.page_size as u64 / 512);

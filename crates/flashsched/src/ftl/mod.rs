@@ -67,8 +67,9 @@ pub const STREAM_MIGRATION: Stream = 2;
 /// the stream's open block has one, or a new block opens leaving GC a block's worth of free
 /// pages; otherwise it goes to the default stream, as any GC move (`Ftl::stream_for`).
 pub const STREAM_WEAR: Stream = 3;
-/// The cached mapping table's translation pages (`ftl.mapping_cache`): blocks of their own, so
-/// that the table's writes never share a block with data.
+/// The cached mapping table's translation pages (`ftl.mapping_cache`): the table's own writes go
+/// to blocks of their own, never among data (GC moves the pages it collects into GC's stream, as
+/// any page).
 pub const STREAM_MAPPING: Stream = 4;
 pub const STREAMS: usize = 5;
 

@@ -38,6 +38,25 @@ impl Simulator {
         }
     }
 
+    /// `end_batch` for the dies of chips other than `chip`: they start now, with the batch still
+    /// open for `chip`'s, which start at `end_batch`.
+    fn start_pending_off_chip(&mut self, chip: u32) {
+        let mut dies = std::mem::take(&mut self.pending_dies);
+        let (other, own): (Vec<u32>, Vec<u32>) = dies.iter().partition(|&&d| self.layout.chip_of_die(d) != chip);
+        if !other.is_empty() {
+            self.batching = false;
+            for &d in &other {
+                self.start_unit(d);
+            }
+            self.batching = true;
+        }
+        dies.clear();
+        dies.extend(own);
+        // Dies the starts above queued again keep their place after the chip's own.
+        dies.append(&mut self.pending_dies);
+        self.pending_dies = dies;
+    }
+
     /// End a batch (`batching`): start the dies that were asked to start during it, in order.
     pub(super) fn end_batch(&mut self) {
         self.batching = false;
@@ -581,10 +600,11 @@ impl Simulator {
         group.clear();
         self.finish_scratch = group;
         if batch {
-            // Work the command's completions released for other dies starts first (MQSim: the
+            // Work the command's completions released for other chips starts first (MQSim: the
             // PHY's serviced signal reaches the FTL, which submits and schedules it, before the
-            // freed chip is served again).
-            self.end_batch();
+            // freed chip is served again); the freed chip's own dies follow its rules below.
+            self.start_pending_off_chip(self.layout.chip_of_die(die));
+            self.batching = false;
             if self.flash.adv.interleave {
                 self.start_die_now(die);
             } else if self.flash.adv.multi_die {
@@ -592,6 +612,7 @@ impl Simulator {
             } else {
                 self.chip_freed(die);
             }
+            self.end_batch();
         }
         self.drain_hil();
         if self.idle_task.is_some() {
@@ -642,7 +663,7 @@ impl Simulator {
                     // stream may not write again soon, and GC must be able to take the block.
                     self.ftl.close_if_full(txn.plane, self.layout.block_of(txn.ppn));
                 }
-                if self.ack_at_data_in {
+                if self.ack_at_data_in && self.reqs.items[txn.req as usize].origin == super::Origin::Host {
                     // Acknowledged when its data-in ended (`ack_write`).
                     self.txns.remove(t);
                 } else {

@@ -38,6 +38,8 @@ struct CacheProgram {
     /// A write-back of an evicted page (its slot is gone), rather than of a page that stays
     /// cached (a flush, or a write-through).
     evicted: bool,
+    /// A write-through (`cold_write_through`): MQSim drops its page when it is done.
+    through: bool,
     /// Issue order, for flush requests: a flush completes once every program issued up to it has.
     seq: u64,
 }
@@ -131,6 +133,8 @@ pub(super) struct Cache {
     done_below: u64,
     next_seq: u64,
     flushes: Vec<(ReqId, u64)>,
+    /// By host request: when the cache took it (its `cache` stage starts).
+    started: Vec<Time>,
     pub counters: CacheCounters,
     pub snapshot: CacheCounters,
 }
@@ -170,9 +174,18 @@ impl Cache {
             done_below: 0,
             next_seq: 0,
             flushes: Vec::new(),
+            started: Vec::new(),
             counters: CacheCounters::default(),
             snapshot: CacheCounters::default(),
         })
+    }
+
+    /// Request `id` reaches the cache now.
+    fn start(&mut self, id: ReqId, now: Time) {
+        if self.started.len() <= id as usize {
+            self.started.resize(id as usize + 1, 0);
+        }
+        self.started[id as usize] = now;
     }
 
     /// Queue a DRAM transfer of `bytes` at `now`: when it ends.
@@ -190,7 +203,7 @@ impl Cache {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.done.push_back(false);
-        CacheProgram { lpn, sectors, version, evicted, seq }
+        CacheProgram { lpn, sectors, version, evicted, through: false, seq }
     }
 
     /// The sectors of `lpn` a read finds in DRAM: in its slot, or (with `evicted_readable`) in
@@ -259,6 +272,20 @@ impl Cache {
     }
 }
 
+/// Bytes of `lo..hi` (device bytes) in the sectors `missing` of the page starting at `base`:
+/// what a read still needs from flash once the cache served its other sectors.
+pub(super) fn bytes_in_sectors(lo: u64, hi: u64, base: u64, missing: u64) -> u32 {
+    let mut bytes = 0;
+    let mut m = missing;
+    while m != 0 {
+        let s = m.trailing_zeros() as u64;
+        m &= m - 1;
+        let (a, b) = (base + s * SECTOR, base + (s + 1) * SECTOR);
+        bytes += hi.min(b).saturating_sub(lo.max(a));
+    }
+    bytes as u32
+}
+
 /// The bitmap of the sectors `lo..hi` (device bytes) cover within the page starting at `base`.
 #[inline]
 fn sector_bits(lo: u64, hi: u64, base: u64) -> u64 {
@@ -297,8 +324,7 @@ impl Simulator {
             // MQSim drops a written-through page once its program is done (a read of it then
             // goes to flash); a flushed page stays, clean. (If the page was evicted or written
             // again meanwhile, its slot is left as it is.)
-            let drop = c.filter.is_some();
-            c.data.flush_done(p.lpn, p.version, drop);
+            c.data.flush_done(p.lpn, p.version, p.through);
         }
         // Flushes waiting for every program issued before them.
         if !c.flushes.is_empty() {
@@ -327,10 +353,9 @@ impl Simulator {
 
     /// Send a host write request into the cache (from `split`).
     pub(super) fn cache_write(&mut self, id: ReqId) {
-        let r = &mut self.reqs.items[id as usize];
-        r.cache_start = self.now;
+        self.cache.as_mut().unwrap().start(id, self.now);
         // One count for the pages still to take in; each DRAM transfer adds its own.
-        r.subs_left = 1;
+        self.reqs.items[id as usize].subs_left = 1;
         if let Some(left) = self.cache_take_write(id, 0) {
             let c = self.cache.as_mut().unwrap();
             c.counters.writes_waited += 1;
@@ -390,10 +415,11 @@ impl Simulator {
             dram_sectors += sectors.count_ones() as u64;
             if let Some((seen, _)) = c.filter.as_mut() {
                 if seen.insert(lpn as Lpn) {
-                    // Cold: written through at once, the write's own sectors.
-                    let (_, version) = c.data.start_flush(lpn as Lpn).expect("a page just written is dirty");
-                    through_sectors += sectors.count_ones() as u64;
-                    through.push(c.program(lpn as Lpn, sectors, version, false));
+                    // Cold: written through at once, every sector the page holds (MQSim programs
+                    // the write's own and, dropping the page afterwards, loses any others).
+                    let (held, version) = c.data.start_flush(lpn as Lpn).expect("a page just written is dirty");
+                    through_sectors += held.count_ones() as u64;
+                    through.push(CacheProgram { through: true, ..c.program(lpn as Lpn, held, version, false) });
                 }
             }
             page += 1;
@@ -440,10 +466,11 @@ impl Simulator {
     /// DRAM transfer of it ended): the request completes with its last part.
     fn cache_sub_done(&mut self, id: ReqId) {
         let now = self.now;
+        let start = self.cache.as_ref().unwrap().started[id as usize];
         let r = &mut self.reqs.items[id as usize];
         if now >= r.crit_done {
             r.crit_done = now;
-            r.crit = Breakdown { host_queue: r.dispatched - r.arrival, device_queue: r.cache_start - r.dispatched, cache: now - r.cache_start, ..Breakdown::default() };
+            r.crit = Breakdown { host_queue: r.dispatched - r.arrival, device_queue: start - r.dispatched, cache: now - start, ..Breakdown::default() };
         }
         r.subs_left -= 1;
         if r.subs_left == 0 {
@@ -519,7 +546,7 @@ impl Simulator {
         let c = self.cache.as_mut().unwrap();
         let end = c.transfer(now, sectors * SECTOR);
         let job = c.jobs.insert(DramJob::Request(id));
-        self.reqs.items[id as usize].cache_start = now;
+        c.start(id, now);
         self.events.push(end, Ev::CacheDram(job));
     }
 
@@ -542,6 +569,12 @@ impl Simulator {
         let c = self.cache.as_mut().unwrap();
         if let Insert::Evicted { lpn: v, sectors: vs, state, version } = c.data.fill(lpn, sectors) {
             c.counters.evictions += 1;
+            if state == SlotState::Flushing {
+                // Its program is under way: readable until it ends.
+                if let Some(e) = c.evicted.as_mut() {
+                    e.entry(v).or_default().push((vs, version));
+                }
+            }
             if state == SlotState::Dirty {
                 c.counters.evictions_dirty += 1;
                 c.in_flight += vs.count_ones() as u64;
@@ -564,8 +597,8 @@ impl Simulator {
     /// programs); the flush completes once those and every cache program issued before are done.
     pub(super) fn cache_flush(&mut self, id: ReqId) {
         let now = self.now;
-        self.reqs.items[id as usize].cache_start = now;
         let c = self.cache.as_mut().unwrap();
+        c.start(id, now);
         c.counters.flush_requests += 1;
         let mut progs = Vec::new();
         let mut sectors = 0;
@@ -595,6 +628,9 @@ impl Simulator {
     pub(super) fn cache_trim(&mut self, lpn: Lpn) {
         if let Some(c) = self.cache.as_mut() {
             c.data.remove(lpn);
+            if let Some(e) = c.evicted.as_mut() {
+                e.remove(&lpn);
+            }
         }
     }
 }
@@ -602,6 +638,16 @@ impl Simulator {
 #[cfg(test)]
 mod tests {
     use super::sector_bits;
+
+    #[test]
+    fn bytes_left_count_only_the_requested_bytes_of_the_missing_sectors() {
+        use super::bytes_in_sectors;
+        // Bytes 100..1100 touch sectors 0, 1 and 2; with 0 and 2 cached, sector 1's 512 remain.
+        assert_eq!(bytes_in_sectors(100, 1100, 0, 0b010), 512);
+        // With only sector 1 cached: 412 bytes of sector 0 and 76 of sector 2.
+        assert_eq!(bytes_in_sectors(100, 1100, 0, 0b101), 412 + 76);
+        assert_eq!(bytes_in_sectors(4096, 8192, 4096, 0xff), 4096);
+    }
 
     #[test]
     fn sector_bits_cover_the_bytes_touched() {

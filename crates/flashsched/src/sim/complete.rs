@@ -110,6 +110,11 @@ impl Simulator {
     /// the transaction is freed when the program ends.
     pub(super) fn ack_write(&mut self, t: TxnId) {
         let mut txn = *self.txns.get(t);
+        if self.reqs.items[txn.req as usize].origin != super::Origin::Host {
+            // The controller's own programs are done when they are programmed (a flush waits for
+            // them, a write-back limit counts them): at the program's end (`finish_txn`).
+            return;
+        }
         if self.tsu_observes {
             self.tsu.host_txn_done(t, &txn, self.now);
         }

@@ -9,7 +9,6 @@ use crate::ftl;
 use crate::hil;
 use crate::host::HostRequestView;
 use crate::nand::{Lpn, NONE};
-use crate::stats::Breakdown;
 use crate::trace::Op;
 use crate::workload::HostRequest;
 
@@ -117,31 +116,7 @@ impl Simulator {
         if measured && self.measure_start.is_none() {
             self.begin_measurement();
         }
-        let req = Req {
-            arrival: self.now,
-            seq: self.arrived,
-            dispatched: 0,
-            op: r.op,
-            offset: r.offset,
-            len: r.len,
-            subs_left: 0,
-            measured,
-            conflicted: false,
-            dev_offset: r.offset,
-            dev_len: r.len,
-            job: r.job,
-            crit_done: 0,
-            crit: Breakdown::default(),
-            unqueued: 0,
-            subs: 0,
-            sub_done_sum: 0.0,
-            sub_done_sq: 0.0,
-            link_step: 0,
-            link_back: false,
-            link_start: 0,
-            origin: super::Origin::Host,
-            cache_start: 0,
-        };
+        let req = Req { seq: self.arrived, dispatched: 0, measured, job: r.job, ..Req::new(self.now, super::Origin::Host, r.op, r.offset, r.len) };
         self.arrived += 1;
         let id: ReqId = self.reqs.insert(req);
         let stream = if r.job == crate::workload::NO_JOB { 0 } else { r.job };
@@ -244,7 +219,7 @@ impl Simulator {
                                 if held == sectors {
                                     continue;
                                 }
-                                bytes -= 512 * held.count_ones();
+                                bytes = super::cache::bytes_in_sectors(lo, hi, page * ps, sectors & !held);
                             }
                         }
                         let (ppn, plane) = match self.ftl.lookup(lpn) {

@@ -95,8 +95,9 @@ pub(super) struct Mapping {
     parked_at: Vec<Time>,
     parked: usize,
     waited: Vec<u64>,
-    /// Emptied waiting lists, for reuse.
+    /// Emptied waiting lists, for reuse; a reused buffer of evicted entries.
     spare_lists: Vec<Vec<TxnId>>,
+    evicted: Vec<crate::cache::mapping::Evicted>,
     /// The table's own requests in flight.
     jobs: FxHashMap<ReqId, MapJob>,
     pub counters: MappingCounters,
@@ -132,6 +133,7 @@ impl Mapping {
             parked: 0,
             waited: Vec::new(),
             spare_lists: Vec::new(),
+            evicted: Vec::new(),
             jobs: FxHashMap::default(),
             counters: MappingCounters::default(),
             snapshot: MappingCounters::default(),
@@ -212,12 +214,19 @@ impl Mapping {
 
 impl Simulator {
     /// Hand host page transaction `t` to the device queue once its mapping entry is cached: at
-    /// once on a hit, else after its translation page's read.
+    /// once on a hit, else after its translation page's read. (With the whole table in DRAM, the
+    /// usual case, at once: inline, on every page's path.)
+    #[inline(always)]
     pub(super) fn push_mapped(&mut self, t: TxnId) {
         if self.mapping.is_none() {
             self.hil.push(t, self.txns.get(t));
-            return;
+        } else {
+            self.look_up_mapping(t);
         }
+    }
+
+    #[inline(never)]
+    fn look_up_mapping(&mut self, t: TxnId) {
         let txn = *self.txns.get(t);
         let write = txn.kind == TxnKind::HostWrite;
         let m = self.mapping.as_mut().unwrap();
@@ -248,15 +257,18 @@ impl Simulator {
                 // under way, then a departing page, then a read of its own.
                 let read_under_way = m.arriving.contains_key(&mvpn);
                 let at_once = !m.on_flash(mvpn) || (!read_under_way && m.departing.contains(&mvpn));
-                let evicted = m.cmt.reserve(lpn, !at_once);
+                let mut evicted = std::mem::take(&mut m.evicted);
+                evicted.clear();
+                m.cmt.reserve(lpn, !at_once, &mut evicted);
                 if at_once {
                     m.counters.misses_without_read += 1;
                 } else {
                     m.park(t, mvpn, self.now);
                 }
-                if let Some(e) = evicted {
+                for e in &evicted {
                     self.mapping_evicted(e.lpn, e.dirty);
                 }
+                self.mapping.as_mut().unwrap().evicted = evicted;
                 if !at_once {
                     if !read_under_way {
                         self.issue_translation_read(mvpn, 512, MapJob::Read(mvpn));
@@ -382,7 +394,11 @@ impl Simulator {
             }
             let txn = *self.txns.get(t);
             self.mapping_resolved(&txn);
-            self.hil.push(t, self.txns.get(t));
+            // A piece of a request that went to the device queue already (or of one whose every
+            // page waited): it continues its request, as a read-modify-write's write does, rather
+            // than being admitted as a request of its own (the transactions of one translation
+            // read belong to several requests, not pushed one request after another).
+            self.hil.push_continuation(t, self.txns.get(t));
         }
         waiting.clear();
         self.mapping.as_mut().unwrap().spare_lists.push(waiting);
@@ -390,7 +406,7 @@ impl Simulator {
     }
 
     /// The time transaction `t` waited for its mapping entry (0 if none), forgotten.
-    #[inline]
+    #[inline(always)]
     pub(super) fn mapping_wait(&mut self, t: TxnId) -> u64 {
         match self.mapping.as_mut() {
             Some(m) => m.waited.get_mut(t as usize).map_or(0, std::mem::take),

@@ -104,8 +104,6 @@ struct Req {
     /// Whose request it is: the host's, or one of the controller's own (no host waits for those
     /// and nothing measures them).
     origin: Origin,
-    /// When the data cache took it (its `cache` stage starts).
-    cache_start: Time,
 }
 
 /// Whose a request is.
@@ -121,11 +119,17 @@ enum Origin {
 impl Req {
     /// A request of the controller's own: `len` bytes at `offset` (device bytes).
     fn internal(now: Time, origin: Origin, offset: u64, len: u64) -> Self {
+        Req::new(now, origin, Op::Write, offset, len)
+    }
+
+    /// A request of `op` arriving now, dispatched at once, not measured (the host's own set
+    /// their arrival number, job and whether they are measured).
+    fn new(now: Time, origin: Origin, op: Op, offset: u64, len: u64) -> Self {
         Req {
             arrival: now,
             seq: u64::MAX,
             dispatched: now,
-            op: Op::Write,
+            op,
             offset,
             len,
             subs_left: 0,
@@ -144,7 +148,6 @@ impl Req {
             link_back: false,
             link_start: 0,
             origin,
-            cache_start: now,
         }
     }
 }

@@ -144,3 +144,25 @@ fn mqsim_s_hot_cold_filter_writes_a_first_write_through() {
     assert_eq!(c["programs_write_through"], 2, "lpn 9's write and lpn 0's first");
     assert_eq!(r.json["ssd"]["nand_pages_written"], 2);
 }
+
+#[test]
+fn a_flush_waits_for_the_programs_even_when_writes_are_acknowledged_at_their_data_in() {
+    let lines = [
+        "fio version 3 iolog".to_string(),
+        "0 f add".to_string(),
+        "0 f open".to_string(),
+        "0 f write 0 8192".to_string(),
+        "100 f sync".to_string(),
+    ];
+    let r = run_lines("tiny", "wc-flush-ack", &lines, &cache(&["workload.trace.format=\"fio\"", "device.write_ack=\"data_in\""]));
+    let mut rows = r.request_log.clone();
+    rows.sort_by_key(|x| x.arrival_ns);
+    assert_eq!(rows[1].complete_ns - rows[1].arrival_ns, DRAM_8K + PROGRAM, "the program, not just its data-in");
+}
+
+#[test]
+fn ssdsim_s_admission_cap_is_refused_with_the_controller_s_dram() {
+    let sets = ["cache.mode=\"write\"".to_string(), "host.queue_length=5".to_string()];
+    let e = flashsched::config::load(Some("tiny"), None, &sets).unwrap_err().to_string();
+    assert!(e.contains("cache.mode") && e.contains("host.queue_length"), "{e}");
+}
