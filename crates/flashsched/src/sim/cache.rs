@@ -44,6 +44,15 @@ struct CacheProgram {
     seq: u64,
 }
 
+/// The programs of an evicted page still under way: the newest one's (sectors, version), which a
+/// read finds, and any older ones (rare: a page evicted again before its first write-back ended;
+/// an empty `Vec` holds no memory).
+#[derive(Debug, Default)]
+struct InFlight {
+    newest: (u64, u32),
+    older: Vec<(u64, u32)>,
+}
+
 /// What a DRAM transfer was for.
 #[derive(Debug)]
 enum DramJob {
@@ -116,9 +125,8 @@ pub(super) struct Cache {
     /// Host writes waiting for room under the limit, with the index of the next of their pages
     /// to take in (MQSim's `waiting_user_requests_queue_for_dram_free_slot`).
     waiting: VecDeque<(ReqId, u64)>,
-    /// With `cache.evicted_readable`: evicted pages whose program has not ended, by page (the
-    /// sectors and version of each such program).
-    evicted: Option<FxHashMap<Lpn, Vec<(u64, u32)>>>,
+    /// With `cache.evicted_readable`: evicted pages whose program has not ended, by page.
+    evicted: Option<FxHashMap<Lpn, InFlight>>,
     /// `cache.cold_write_through`: the pages written since the filter was last cleared, and when
     /// it may be cleared next (`None`: at the first write; MQSim's milestone starts at 0 and its
     /// clock before the trace's first arrival, where flashsched's starts at it).
@@ -135,6 +143,8 @@ pub(super) struct Cache {
     flushes: Vec<(ReqId, u64)>,
     /// By host request: when the cache took it (its `cache` stage starts).
     started: Vec<Time>,
+    /// Emptied lists of programs, for reuse (a write evicting pages makes one each time).
+    spare: Vec<Vec<CacheProgram>>,
     pub counters: CacheCounters,
     pub snapshot: CacheCounters,
 }
@@ -175,9 +185,15 @@ impl Cache {
             next_seq: 0,
             flushes: Vec::new(),
             started: Vec::new(),
+            spare: Vec::new(),
             counters: CacheCounters::default(),
             snapshot: CacheCounters::default(),
         })
+    }
+
+    /// An empty list of programs.
+    fn list(&mut self) -> Vec<CacheProgram> {
+        self.spare.pop().unwrap_or_default()
     }
 
     /// Request `id` reaches the cache now.
@@ -206,6 +222,38 @@ impl Cache {
         CacheProgram { lpn, sectors, version, evicted, through: false, seq }
     }
 
+    /// `version` of `lpn` left its slot with `sectors` and a program of it is (or will be) under
+    /// way: readable from DRAM until that program ends (`cache.evicted_readable`).
+    fn evicted_add(&mut self, lpn: Lpn, sectors: u64, version: u32) {
+        let Some(e) = self.evicted.as_mut() else { return };
+        match e.get_mut(&lpn) {
+            Some(f) => {
+                let old = std::mem::replace(&mut f.newest, (sectors, version));
+                f.older.push(old);
+            }
+            None => {
+                e.insert(lpn, InFlight { newest: (sectors, version), older: Vec::new() });
+            }
+        }
+    }
+
+    /// The program of `version` of `lpn` ended: its DRAM copy, if the page had been evicted, is
+    /// gone.
+    fn evicted_done(&mut self, lpn: Lpn, version: u32) {
+        let Some(e) = self.evicted.as_mut() else { return };
+        let Some(f) = e.get_mut(&lpn) else { return };
+        if f.newest.1 == version {
+            match f.older.pop() {
+                Some(o) => f.newest = o,
+                None => {
+                    e.remove(&lpn);
+                }
+            }
+        } else {
+            f.older.retain(|x| x.1 != version);
+        }
+    }
+
     /// The sectors of `lpn` a read finds in DRAM: in its slot, or (with `evicted_readable`) in
     /// the newest write-back of it still in flight.
     fn read(&mut self, lpn: Lpn, sectors: u64) -> u64 {
@@ -213,7 +261,7 @@ impl Cache {
         if held == sectors {
             return held;
         }
-        let flight = self.evicted.as_ref().and_then(|e| e.get(&lpn)).and_then(|v| v.last()).map_or(0, |p| p.0);
+        let flight = self.evicted.as_ref().and_then(|e| e.get(&lpn)).map_or(0, |f| f.newest.0);
         held | (flight & sectors)
     }
 
@@ -297,12 +345,9 @@ fn sector_bits(lo: u64, hi: u64, base: u64) -> u64 {
 }
 
 impl Simulator {
-    /// The cache's request, if `id` is one: it is done (its program ended, or its data-in with
-    /// `device.write_ack = "data_in"`). True when it was.
-    pub(super) fn cache_request_done(&mut self, id: ReqId) -> bool {
-        if self.reqs.items[id as usize].origin != Origin::CacheProgram {
-            return false;
-        }
+    /// The cache's request `id` is done: its program ended (whatever `device.write_ack` says).
+    pub(super) fn cache_request_done(&mut self, id: ReqId) {
+        debug_assert_eq!(self.reqs.items[id as usize].origin, Origin::CacheProgram);
         self.reqs.remove(id);
         let c = self.cache.as_mut().expect("cache requests come from the cache");
         let p = c.programs[id as usize].take().expect("every cache request has its program");
@@ -314,12 +359,7 @@ impl Simulator {
             c.done_below += 1;
         }
         // The page's data in DRAM, if it was evicted meanwhile, is gone with the program's end.
-        if let Some(v) = c.evicted.as_mut().and_then(|e| e.get_mut(&p.lpn)) {
-            v.retain(|x| x.1 != p.version);
-            if v.is_empty() {
-                c.evicted.as_mut().unwrap().remove(&p.lpn);
-            }
-        }
+        c.evicted_done(p.lpn, p.version);
         if !p.evicted {
             // MQSim drops a written-through page once its program is done (a read of it then
             // goes to flash); a flushed page stays, clean. (If the page was evicted or written
@@ -348,7 +388,6 @@ impl Simulator {
                 }
             }
         }
-        true
     }
 
     /// Send a host write request into the cache (from `split`).
@@ -377,7 +416,7 @@ impl Simulator {
         let mut lpn = self.fold_lpn(first + next) as u64;
         let logical = self.logical_pages;
         let c = self.cache.as_mut().unwrap();
-        let (mut evictions, mut through) = (Vec::new(), Vec::new());
+        let (mut evictions, mut through) = (c.list(), c.list());
         let (mut evict_sectors, mut through_sectors, mut dram_sectors) = (0u64, 0u64, 0u64);
         let mut page = first + next;
         while page <= last && c.in_flight + evict_sectors + through_sectors < c.limit {
@@ -397,16 +436,12 @@ impl Simulator {
                             evict_sectors += vs.count_ones() as u64;
                             let p = c.program(v, vs, vv, true);
                             evictions.push(p);
-                            if let Some(e) = c.evicted.as_mut() {
-                                e.entry(v).or_default().push((vs, vv));
-                            }
+                            c.evicted_add(v, vs, vv);
                         }
                         SlotState::Flushing => {
                             // Its program is under way (or about to be); the page stays readable
                             // until that program ends.
-                            if let Some(e) = c.evicted.as_mut() {
-                                e.entry(v).or_default().push((vs, vv));
-                            }
+                            c.evicted_add(v, vs, vv);
                         }
                         SlotState::Clean => {}
                     }
@@ -436,6 +471,8 @@ impl Simulator {
             let end = c.transfer(now, evict_sectors * SECTOR);
             let job = c.jobs.insert(DramJob::Programs(evictions));
             self.events.push(end, Ev::CacheDram(job));
+        } else {
+            c.spare.push(evictions);
         }
         let c = self.cache.as_mut().unwrap();
         if dram_sectors > 0 {
@@ -451,9 +488,11 @@ impl Simulator {
                 *at = Some(now + FILTER_RESET_NS);
             }
         }
-        for p in through {
+        for &p in &through {
             self.issue_cache_program(p);
         }
+        through.clear();
+        self.cache.as_mut().unwrap().spare.push(through);
         if page <= last {
             return Some(page - first);
         }
@@ -485,10 +524,12 @@ impl Simulator {
         c.jobs.remove(job);
         match j {
             DramJob::Request(id) => self.cache_sub_done(id),
-            DramJob::Programs(ps) => {
-                for p in ps {
+            DramJob::Programs(mut ps) => {
+                for &p in &ps {
                     self.issue_cache_program(p);
                 }
+                ps.clear();
+                self.cache.as_mut().unwrap().spare.push(ps);
             }
             DramJob::Fill => {}
         }
@@ -571,19 +612,17 @@ impl Simulator {
             c.counters.evictions += 1;
             if state == SlotState::Flushing {
                 // Its program is under way: readable until it ends.
-                if let Some(e) = c.evicted.as_mut() {
-                    e.entry(v).or_default().push((vs, version));
-                }
+                c.evicted_add(v, vs, version);
             }
             if state == SlotState::Dirty {
                 c.counters.evictions_dirty += 1;
                 c.in_flight += vs.count_ones() as u64;
                 let p = c.program(v, vs, version, true);
-                if let Some(e) = c.evicted.as_mut() {
-                    e.entry(v).or_default().push((vs, version));
-                }
+                c.evicted_add(v, vs, version);
                 let end = c.transfer(now, vs.count_ones() as u64 * SECTOR);
-                let job = c.jobs.insert(DramJob::Programs(vec![p]));
+                let mut list = c.list();
+                list.push(p);
+                let job = c.jobs.insert(DramJob::Programs(list));
                 self.events.push(end, Ev::CacheDram(job));
             }
         }

@@ -13,6 +13,11 @@ const DRAM_8K: u64 = 1_308;
 const PROGRAM: u64 = CMD + XFER + T_PROG;
 const READ: u64 = CMD + T_R + XFER;
 
+/// A fio v3 iolog of file `f` with `ops` (time in us, then the action).
+fn fio_log(ops: &[&str]) -> Vec<String> {
+    ["fio version 3 iolog", "0 f add", "0 f open"].iter().chain(ops).map(|l| l.to_string()).collect()
+}
+
 fn cache(extra: &[&'static str]) -> Vec<&'static str> {
     let mut v = vec!["cache.mode=\"write\""];
     v.extend_from_slice(extra);
@@ -86,14 +91,7 @@ fn an_evicted_dirty_page_is_read_out_of_dram_and_programmed() {
 fn a_flush_programs_every_dirty_page_and_waits_for_them() {
     // fio iolog v3: lpn 0 and lpn 1 written, then a sync at 100 us: one DRAM read of both pages,
     // then their programs, in parallel on two channels.
-    let lines = [
-        "fio version 3 iolog".to_string(),
-        "0 f add".to_string(),
-        "0 f open".to_string(),
-        "0 f write 0 8192".to_string(),
-        "100 f sync".to_string(),
-        "2000 f read 0 4096".to_string(),
-    ];
+    let lines = fio_log(&["0 f write 0 8192", "100 f sync", "2000 f read 0 4096"]);
     let r = run_lines("tiny", "wc-flush", &lines, &cache(&["workload.trace.format=\"fio\""]));
     let mut rows = r.request_log.clone();
     rows.sort_by_key(|x| x.arrival_ns);
@@ -147,13 +145,7 @@ fn mqsim_s_hot_cold_filter_writes_a_first_write_through() {
 
 #[test]
 fn a_flush_waits_for_the_programs_even_when_writes_are_acknowledged_at_their_data_in() {
-    let lines = [
-        "fio version 3 iolog".to_string(),
-        "0 f add".to_string(),
-        "0 f open".to_string(),
-        "0 f write 0 8192".to_string(),
-        "100 f sync".to_string(),
-    ];
+    let lines = fio_log(&["0 f write 0 8192", "100 f sync"]);
     let r = run_lines("tiny", "wc-flush-ack", &lines, &cache(&["workload.trace.format=\"fio\"", "device.write_ack=\"data_in\""]));
     let mut rows = r.request_log.clone();
     rows.sort_by_key(|x| x.arrival_ns);
