@@ -81,7 +81,7 @@ pub(super) struct CacheCounters {
     pub programs_write_through: u64,
     pub programs_flush: u64,
     pub flush_requests: u64,
-    /// Pages a host write waited for room under `writeback_limit`, and the host writes that did.
+    /// Host writes that waited for room under `writeback_limit`.
     pub writes_waited: u64,
     pub dram_transfers: u64,
     pub dram_busy_ns: u64,
@@ -557,7 +557,7 @@ impl Simulator {
         self.need_dispatch = true;
     }
 
-    /// A host read of `sectors` of `lpn` (page `ps`-aligned at `base`): the sectors the cache
+    /// A host read of `sectors` of `lpn`: the sectors the cache
     /// serves (a read hit takes them from DRAM; the rest go to flash).
     #[inline]
     pub(super) fn cache_read_page(&mut self, lpn: Lpn, sectors: u64) -> u64 {
