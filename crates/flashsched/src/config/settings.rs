@@ -74,6 +74,8 @@ pub struct FtlSettings {
     pub gc_threshold: f64,
     pub gc_copyback: bool,
     pub unmapped_reads_skip: bool,
+    /// `ftl.unmapped_reads = "map"`.
+    pub unmapped_reads_map: bool,
     pub precondition: Precondition,
 }
 
@@ -307,6 +309,7 @@ impl Settings {
             gc_threshold,
             gc_copyback: r.bool("ftl.gc.copyback"),
             unmapped_reads_skip: r.str("ftl.unmapped_reads") == "skip",
+            unmapped_reads_map: r.str("ftl.unmapped_reads") == "map",
             precondition: Precondition {
                 fill,
                 random_order: r.str("ftl.precondition.order") == "random",

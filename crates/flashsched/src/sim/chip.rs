@@ -33,6 +33,13 @@ fn rank(kind: TxnKind) -> u8 {
     }
 }
 
+/// Which transaction leads the chip's next command: of the best class (`rank`), a read of a
+/// translation page first (MQSim serves its MappingReadTRQueue before user reads, which may join
+/// the command), then the oldest.
+fn lead_key(x: &Txn) -> (u8, bool) {
+    (rank(x.kind), !x.is_translation_read())
+}
+
 /// The page offset within its block that `x` would use: a read's page, the page a write's plane
 /// programs next; `None` for erases and reads of never-written pages.
 fn page_in_block(x: &Txn, ftl: &Ftl, wear: &Wear, layout: &Layout) -> Option<u32> {
@@ -45,8 +52,9 @@ fn page_in_block(x: &Txn, ftl: &Ftl, wear: &Wear, layout: &Layout) -> Option<u32
     ppn.map(|p| layout.page_in_block(p))
 }
 
-/// A die's offer to its chip's next command: (rank, time queued, id, die), the smallest first.
-pub(super) type Offer = (u8, Time, TxnId, u32);
+/// A die's offer to its chip's next command: (rank, not a translation read, time queued, id,
+/// die), the smallest first.
+pub(super) type Offer = (u8, bool, Time, TxnId, u32);
 
 impl Simulator {
     /// The best offer of the dies `first..first + dpc` but `except`: each die's next
@@ -64,7 +72,8 @@ impl Simulator {
             let offer = if aside { self.aside_offer(d).or_else(|| self.tsu.peek(d, &self.txns.items)) } else { self.tsu.peek(d, &self.txns.items) };
             if let Some(t) = offer {
                 let x = self.txns.get(t);
-                let c = (rank(x.kind), x.enqueued, t, d);
+                let (r, later) = lead_key(x);
+                let c = (r, later, x.enqueued, t, d);
                 pick = Some(pick.map_or(c, |p| p.min(c)));
             }
         }
@@ -81,10 +90,10 @@ impl Simulator {
             if self.flash.chip_busy(chip) || !self.flash.free_by(first, self.now) {
                 return;
             }
-            // The leader: of the next transaction of each die, the best class (rank), then the
-            // oldest, as the smallest (rank, time it was queued, id, die).
+            // The leader: of the next transaction of each die, the best class (rank), then a
+            // translation read, then the oldest, as the smallest offer.
             let pick = self.chip_offers(first, dpc, NONE);
-            let Some((best, _, lead, lead_die)) = pick else { return };
+            let Some((best, _, _, lead, lead_die)) = pick else { return };
             if self.requeue.armed_dies() > 0 && self.aside_offer(lead_die) == Some(lead) {
                 // A write kept aside (`sim::stall`): it and those behind it that would have been
                 // picked before any other die's offer stall now, as they would have one by one.

@@ -91,6 +91,23 @@ impl Simulator {
         if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn }
     }
 
+    /// `ftl.unmapped_reads = "map"`: a read of never-written `lpn` takes the next free page of
+    /// `plane`'s write frontier (the host's default stream) as the page it reads, and nothing is
+    /// programmed (MQSim's online_create_entry_for_reads: its reads of such pages then pair into
+    /// multi-plane commands, and the writes after them in the plane take later pages). `NONE`
+    /// when the host may take no page there (the plane is down to GC's reserve): the read then
+    /// goes to the plane unmapped, as with `flash`; no collection is started for it.
+    #[inline(never)]
+    pub(super) fn map_unwritten_read(&mut self, lpn: Lpn, plane: u32) -> crate::nand::Ppn {
+        match self.ftl.allocate_in(plane, ftl::Writer::Host, ftl::STREAM_DEFAULT) {
+            Some(ppn) => {
+                self.ftl.program(lpn, ppn);
+                ppn
+            }
+            None => NONE,
+        }
+    }
+
     /// Requests the workload released besides the one it returned (a burst of write-back) arrive
     /// like closed-loop follow-ups; then its timer is (re)armed.
     pub(super) fn take_released(&mut self) {
@@ -229,7 +246,11 @@ impl Simulator {
                                 if self.skip_unmapped {
                                     continue;
                                 }
-                                (NONE, self.alloc.home_plane(lpn as u64))
+                                let plane = self.alloc.home_plane(lpn as u64);
+                                // With the mapping table cached, the page is mapped when its
+                                // entry is (`sim::mapping`).
+                                let ppn = if self.map_unmapped && self.mapping.is_none() { self.map_unwritten_read(lpn, plane) } else { NONE };
+                                (ppn, plane)
                             }
                         };
                         let die = self.layout.die_of_plane(plane);

@@ -278,6 +278,9 @@ impl Simulator {
             }
         }
         self.mapping_resolved(&txn);
+        if txn.kind == TxnKind::HostRead && txn.ppn == NONE && self.map_unmapped {
+            self.txns.get_mut(t).ppn = self.map_unwritten_read(txn.lpn, txn.plane);
+        }
         self.hil.push(t, self.txns.get(t));
     }
 
@@ -330,6 +333,7 @@ impl Simulator {
         let id = self.reqs.insert(Req::internal(now, Origin::Mapping, lpn as u64 * self.page_size, bytes));
         self.mapping.as_mut().unwrap().jobs.insert(id, job);
         let t = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, ppn, plane, self.layout.die_of_plane(plane), bytes as u32, now));
+        self.txns.get_mut(t).place = super::txn::Placement::Mapping;
         let r = &mut self.reqs.items[id as usize];
         (r.subs_left, r.unqueued, r.subs) = (1, 1, 1);
         self.to_tsu(t);
@@ -386,7 +390,16 @@ impl Simulator {
                 // Where the page is now (it may have been written or moved meanwhile).
                 let (ppn, plane) = match self.ftl.lookup(lpn) {
                     Some(p) => (p, self.layout.plane_of(p)),
-                    None => (NONE, self.txns.get(t).plane),
+                    None => {
+                        let plane = self.txns.get(t).plane;
+                        let m = self.mapping.as_mut().unwrap();
+                        if m.unwritten_read_dirty {
+                            // (Before `map_unwritten_read` gives it a page.)
+                            m.cmt.set_dirty(lpn);
+                        }
+                        let ppn = if self.map_unmapped { self.map_unwritten_read(lpn, plane) } else { NONE };
+                        (ppn, plane)
+                    }
                 };
                 let die = self.layout.die_of_plane(plane);
                 let x = self.txns.get_mut(t);

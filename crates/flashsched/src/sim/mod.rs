@@ -233,6 +233,8 @@ pub struct Simulator {
     page_size: u64,
     logical_pages: u64,
     skip_unmapped: bool,
+    /// `ftl.unmapped_reads = "map"` (`map_unwritten_read`).
+    map_unmapped: bool,
     copyback: bool,
     warmup: u64,
     now: Time,
@@ -401,6 +403,7 @@ impl Simulator {
             page_size: s.geometry.page_size as u64,
             logical_pages: s.logical_pages(),
             skip_unmapped: s.ftl.unmapped_reads_skip,
+            map_unmapped: s.ftl.unmapped_reads_map,
             copyback: s.ftl.gc_copyback,
             warmup: s.workload.warmup,
             now: 0,

@@ -625,7 +625,7 @@ impl Simulator {
         let p = self.requeue.armed[die as usize] as usize;
         let all = match other {
             None => true,
-            Some((rank, enqueued, ..)) => rank > 1 || self.requeue.latest[p] < enqueued,
+            Some((rank, _, enqueued, ..)) => rank > 1 || self.requeue.latest[p] < enqueued,
         };
         #[cfg(test)]
         let all = all && !self.requeue.md_put_back;

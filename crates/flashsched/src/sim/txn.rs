@@ -38,7 +38,7 @@ impl TxnKind {
     }
 }
 
-/// Where a host write goes within its chip (`Txn::place`).
+/// Where a host write goes within its chip (`Txn::place`); for reads, only `Mapping` is used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(u8)]
 pub enum Placement {
@@ -58,7 +58,8 @@ pub enum Placement {
     /// wear leveling's own stream of the victim's plane (`ftl::STREAM_WEAR`).
     WearLevel,
     /// A translation page of the cached mapping table: programmed into the mapping stream
-    /// (`ftl::STREAM_MAPPING`).
+    /// (`ftl::STREAM_MAPPING`); on a read, a read of a translation page (a host read in every
+    /// other respect), which schedulers that rank classes may put first.
     Mapping,
 }
 
@@ -101,6 +102,12 @@ impl Txn {
 }
 
 impl Txn {
+    /// A read of a translation page (`ftl.mapping_cache`), issued by the table, not the host.
+    #[inline]
+    pub fn is_translation_read(&self) -> bool {
+        self.kind == TxnKind::HostRead && self.place == Placement::Mapping
+    }
+
     /// An idle-time re-program (RR): a page move like GC's, but programmed in an explicit mode
     /// (GC moves program at the block's own, `Native`), not part of any collection.
     #[inline]

@@ -1,9 +1,10 @@
 //! `o3`: an out-of-order transaction scheduler with priorities, after O3 / Ozone (Nam et al., IEEE
 //! TC 2011) and MQSim's OUT_OF_ORDER TSU (spec §3a-3b). Each die has one queue per class and an
-//! idle die runs the oldest transaction of the most urgent non-empty class: host reads, then host
-//! writes, then GC reads and writes, then erases. Data dependencies are respected by construction
-//! (a GC write is created only when its read completes; a host read goes to the page mapped when
-//! it was split). No parameters.
+//! idle die runs the oldest transaction of the most urgent non-empty class: reads of translation
+//! pages (`ftl.mapping_cache`: host requests wait for them; MQSim's MappingReadTRQueue), then
+//! host reads, then host writes, then GC reads and writes, then erases. Data dependencies are
+//! respected by construction (a GC write is created only when its read completes; a host read goes
+//! to the page mapped when it was split). No parameters.
 
 use std::collections::VecDeque;
 
@@ -12,15 +13,27 @@ use crate::nand::latency::NandOpKind;
 use crate::nand::Layout;
 use crate::sim::txn::{Txn, TxnId, TxnKind};
 
-const CLASSES: usize = 4;
+const CLASSES: usize = 5;
+/// The classes, in the order they are served.
+const MAPPING: usize = 0;
+const HOST_READS: usize = 1;
+const HOST_WRITES: usize = 2;
+const GC: usize = 3;
+const ERASES: usize = 4;
 
-fn class(kind: TxnKind) -> usize {
-    match kind {
-        TxnKind::HostRead => 0,
-        TxnKind::HostWrite => 1,
-        TxnKind::GcRead | TxnKind::GcWrite => 2,
-        TxnKind::Erase => 3,
+fn class(txn: &Txn) -> usize {
+    match txn.kind {
+        TxnKind::HostRead if txn.is_translation_read() => MAPPING,
+        TxnKind::HostRead => HOST_READS,
+        TxnKind::HostWrite => HOST_WRITES,
+        TxnKind::GcRead | TxnKind::GcWrite => GC,
+        TxnKind::Erase => ERASES,
     }
+}
+
+/// No read of the host's (or of a translation page, which host requests wait for) is queued.
+fn no_reads(qs: &[VecDeque<TxnId>; CLASSES]) -> bool {
+    qs[MAPPING].is_empty() && qs[HOST_READS].is_empty()
 }
 
 pub struct O3 {
@@ -42,11 +55,11 @@ impl TransactionScheduler for O3 {
         "o3"
     }
     fn enqueue(&mut self, id: TxnId, txn: &Txn) {
-        self.queues[txn.die as usize][class(txn.kind)].push_back(id);
+        self.queues[txn.die as usize][class(txn)].push_back(id);
         self.len += 1;
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
-        self.queues[txn.die as usize][class(txn.kind)].push_front(id);
+        self.queues[txn.die as usize][class(txn)].push_front(id);
         self.len += 1;
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
@@ -69,9 +82,9 @@ impl TransactionScheduler for O3 {
     }
     fn next_read(&mut self, die: u32, txns: &[Txn]) -> Option<TxnId> {
         let qs = &mut self.queues[die as usize];
-        let t = qs[0].pop_front().or_else(|| {
-            let i = qs[2].iter().position(|&t| txns[t as usize].kind == TxnKind::GcRead)?;
-            qs[2].remove(i)
+        let t = qs[MAPPING].pop_front().or_else(|| qs[HOST_READS].pop_front()).or_else(|| {
+            let i = qs[GC].iter().position(|&t| txns[t as usize].kind == TxnKind::GcRead)?;
+            qs[GC].remove(i)
         });
         if t.is_some() {
             self.len -= 1;
@@ -82,9 +95,9 @@ impl TransactionScheduler for O3 {
         let mut room = max;
         // The queues that can hold `class`, in priority order: GC's holds its reads and writes.
         let queues: &[usize] = match class {
-            NandOpKind::Read => &[0, 2],
-            NandOpKind::Program => &[1, 2],
-            NandOpKind::Erase => &[3],
+            NandOpKind::Read => &[MAPPING, HOST_READS, GC],
+            NandOpKind::Program => &[HOST_WRITES, GC],
+            NandOpKind::Erase => &[ERASES],
         };
         for &q in queues {
             self.len -= super::take_matching(&mut self.queues[die as usize][q], Some, &mut room, fits, out);
@@ -113,11 +126,11 @@ impl TransactionScheduler for O3 {
         // Host reads go first; with none queued for the die, its host writes, these first. (A
         // read cannot be waiting: the die chose the last re-queued write over any, at this
         // instant; the rule is kept whole all the same.)
-        if self.queues[die as usize][0].is_empty() { n } else { 0 }
+        if no_reads(&self.queues[die as usize]) { n } else { 0 }
     }
     fn aside_next(&self, die: u32) -> bool {
         // Host reads go first; the held writes lead the host writes.
-        self.aside[die as usize] > 0 && self.queues[die as usize][0].is_empty()
+        self.aside[die as usize] > 0 && no_reads(&self.queues[die as usize])
     }
 }
 
@@ -136,8 +149,10 @@ mod tests {
         s.enqueue(4, &t(TxnKind::HostRead));
         s.enqueue(5, &t(TxnKind::HostWrite));
         s.enqueue(6, &t(TxnKind::HostRead));
+        let translation = Txn { place: crate::sim::txn::Placement::Mapping, ..t(TxnKind::HostRead) };
+        s.enqueue(7, &translation);
         let order: Vec<TxnId> = std::iter::from_fn(|| s.next(0, &[])).collect();
-        assert_eq!(order, vec![4, 6, 3, 5, 2, 1]);
+        assert_eq!(order, vec![7, 4, 6, 3, 5, 2, 1], "a translation read first, then host reads");
         assert_eq!(s.len(), 0);
     }
 

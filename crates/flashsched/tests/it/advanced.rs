@@ -55,6 +55,26 @@ fn a_two_plane_read_senses_once_and_sends_both_pages() {
 }
 
 #[test]
+fn mapped_reads_of_never_written_pages_pair_into_one_command() {
+    // lpn 0 and 1, never written, read together; then lpn 2 written (plane 0) and lpn 0 read again.
+    let lines = [req(0, 0, 2 * PAGE, true), req(10_000_000, 2 * PAGE, PAGE, false), req(20_000_000, 0, PAGE, true)];
+    let run = |how: &'static str| run_lines("tiny", &format!("unmapped-{how}"), &lines, &sets(&["device.advanced.multi_plane=\"same_page\"", how]));
+    // `map`: each read takes page 0 of its plane's open block, so the two are one two-plane
+    // read; lpn 0 is mapped from then on.
+    let map = run("ftl.unmapped_reads=\"map\"");
+    assert_eq!(latencies(&map), vec![2 * CMD + T_R + 2 * XFER, CMD + XFER + T_PROG, CMD + T_R + XFER]);
+    assert_eq!(cmd(&map, "read", "multi_plane_commands"), 1);
+    assert_eq!(ssd(&map, "host_reads_unmapped"), 2, "the second read of lpn 0 finds it mapped");
+    assert_eq!(ssd(&map, "mapped_pages_end"), 3);
+    assert_eq!((ssd(&map, "nand_pages_written"), ssd(&map, "host_pages_written")), (1, 1), "mapping on a read programs nothing");
+    // `flash`: a page never written has no page offset to pair on; the planes take turns, and it
+    // stays unmapped.
+    let flash = run("ftl.unmapped_reads=\"flash\"");
+    assert_eq!(latencies(&flash), vec![2 * (CMD + T_R + XFER), CMD + XFER + T_PROG, CMD + T_R + XFER]);
+    assert_eq!((ssd(&flash, "host_reads_unmapped"), ssd(&flash, "mapped_pages_end")), (3, 1));
+}
+
+#[test]
 fn the_ssdsim_rule_also_wants_the_same_block_index() {
     // 16 one-page writes of logical page 0 fill plane 0's first block, so the next write of
     // pages 0 and 1 lands on plane 0 block 1 page 0 and plane 1 block 0 page 0: the same page

@@ -46,13 +46,15 @@ fn cases() -> u32 {
 
 /// The controller's DRAM: the data cache off, or on in either mode with a few pages (evictions
 /// are frequent), a small write-back limit, with or without MQSim's hot/cold filter and readable
-/// evicted pages; and the mapping table whole in DRAM, or cached in a few entries, with each of
-/// MQSim's behaviours on or off.
+/// evicted pages; the mapping table whole in DRAM, or cached in a few entries, with each of
+/// MQSim's behaviours on or off; and reads of never-written pages read, skipped or mapped.
 fn cache_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
     let data = (prop::sample::select(vec!["off", "write", "read_write"]), 1u64..24, 0u64..4, any::<bool>(), any::<bool>());
     let mapping = (prop::sample::select(vec![0u64, 0, 1, 4, 32]), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), prop::sample::select(vec![0u64, 256]));
-    (data, mapping).prop_map(|((mode, pages, limit, cold, readable), (entries, never, touches, dirty, last, tentry))| {
+    let unmapped = prop::sample::select(vec!["flash", "skip", "map"]);
+    (data, mapping, unmapped).prop_map(|((mode, pages, limit, cold, readable), (entries, never, touches, dirty, last, tentry), unmapped)| {
         vec![
+            ("ftl.unmapped_reads", format!("\"{unmapped}\"")),
             ("cache.mode", format!("\"{mode}\"")),
             ("cache.capacity", (pages * 4096).to_string()),
             ("cache.writeback_limit", (limit * 4096).to_string()),
