@@ -456,6 +456,17 @@ impl Settings {
                 }
             }
         }
+        // MQSim's turns go to the units that take commands: chips with multi-die commands, or dies.
+        if r.str("device.channel.arbitration") == "mqsim" {
+            if !r.bool("device.advanced.multi_die") && !r.bool("device.advanced.interleave") {
+                err("device.advanced.multi_die", "device.channel.arbitration = \"mqsim\" gives the channel's turns to chips that take multi-die commands (multi_die = true) or to dies that take their own (interleave = true): set one of them".to_string());
+            }
+            for key in ["device.suspend.program", "device.suspend.erase", "tsu.suspend_for_reads"] {
+                if r.bool(key) {
+                    err(key, format!("device.channel.arbitration = \"mqsim\" models MQSim without suspension: set {key} = false"));
+                }
+            }
+        }
         if r.bool("device.read_queue_hits") && r.str("device.channel.arbitration") != "ssdsim" {
             err("device.read_queue_hits", "needs device.channel.arbitration = \"ssdsim\", which keeps each channel's read queue".to_string());
         }

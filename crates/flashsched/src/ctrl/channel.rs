@@ -24,6 +24,9 @@ pub struct BusTiming {
     /// Added to each array read before its data can go out: the ready/busy signal's delay
     /// (`device.timing.read_ready_delay`).
     pub read_ready_ns: u64,
+    /// A multi-plane read sends each plane's page out in a transfer of its own, each queued for
+    /// the bus on its own (MQSim's arbitration, `sim::turns`), instead of back to back.
+    pub page_outs: bool,
     /// One size's transfer time worked out ahead (`remembering`): nearly every transfer is one
     /// page, and the formula's 64-bit division is tens of cycles. (0, 0) until then, which is
     /// right as it stands: no bytes take no time.
@@ -33,7 +36,7 @@ pub struct BusTiming {
 impl BusTiming {
     pub fn new(t: &Timing) -> Self {
         let cycle_ns = if t.channel_whole_ns { 1_000_000_000 / t.channel_rate_per_s } else { 0 };
-        BusTiming { command_ns: t.command_ns, bytes_per_transfer: t.channel_bytes_per_transfer, rate_per_s: t.channel_rate_per_s, cycle_ns, read_ready_ns: t.read_ready_ns, known: (0, 0) }
+        BusTiming { command_ns: t.command_ns, bytes_per_transfer: t.channel_bytes_per_transfer, rate_per_s: t.channel_rate_per_s, cycle_ns, read_ready_ns: t.read_ready_ns, page_outs: false, known: (0, 0) }
     }
 
     /// The same timing with the transfer time of `bytes` (a page) computed once.

@@ -69,6 +69,8 @@ pub struct Die {
     pub(super) prog_iters: u32,
     /// The group of the suspended operation, while the die serves reads.
     pub(super) suspended_group: Vec<TxnId>,
+    /// Pages of the running read sent out so far (`BusTiming::page_outs`: one page a transfer).
+    pub(super) outs_sent: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<Die>() == 128 && std::mem::align_of::<Die>() == 64);
@@ -80,6 +82,9 @@ pub enum StepEnd {
     ArrayDone,
     /// The read's data-out transfer ends: a `ReadOutDone` event.
     ReadOutDone,
+    /// One page of a multi-plane read's data-out ends, others still to go (`BusTiming::page_outs`):
+    /// no event; the die waits for the bus again.
+    ReadOutPart,
 }
 
 /// A step a die started: schedule `end` at `at`, then, if `suspend_from` is set, suspend the
@@ -120,6 +125,7 @@ impl Default for Die {
             iter_origin: 0,
             group: Vec::new(),
             suspended_group: Vec::new(),
+            outs_sent: 0,
         }
     }
 }
@@ -172,6 +178,13 @@ impl Die {
         self.txn = t;
         self.phase = phase;
         self.op_start = now;
+        self.outs_sent = 0;
+    }
+
+    /// Pages the running read still has to send out, one transfer each (`BusTiming::page_outs`).
+    #[inline]
+    pub fn outs_left(&self) -> usize {
+        1 + self.group.len() - self.outs_sent as usize
     }
 
     /// `t` joins the running operation's command (multi-plane), before its first step.
@@ -230,6 +243,20 @@ impl Die {
                 self.iter_origin = now + dur;
                 (dur, StepEnd::ArrayDone)
             }
+            Phase::ReadOut if bus.page_outs && !self.group.is_empty() => {
+                // One page: the leader's, then the group's in order.
+                let k = self.outs_sent as usize;
+                let t = if k == 0 { lead } else { self.group[k - 1] as usize };
+                self.outs_sent += 1;
+                let dur = bus.transfer_ns(txns[t].bytes as u64);
+                if k < self.group.len() {
+                    // The wait for the next page's turn is the leader's channel wait.
+                    txns[lead].chan_asked = now + dur;
+                    (dur, StepEnd::ReadOutPart)
+                } else {
+                    (dur, StepEnd::ReadOutDone)
+                }
+            }
             Phase::ReadOut => {
                 (bus.transfer_ns(txns[lead].bytes as u64) + self.group_bus(txns, 0, Some(bus)), StepEnd::ReadOutDone)
             }
@@ -239,7 +266,7 @@ impl Die {
         txn.bus += dur;
         let array = match end {
             StepEnd::ArrayDone => txn.array,
-            StepEnd::ReadOutDone => 0,
+            StepEnd::ReadOutDone | StepEnd::ReadOutPart => 0,
         };
         self.array_end = now + dur + array;
         Step { dur, at: now + dur + array, end, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now + dur) }

@@ -31,6 +31,10 @@ impl Simulator {
     /// (`device.advanced.multi_die`, `sim::chip`).
     #[inline]
     fn start_unit(&mut self, die: u32) {
+        if self.turns.on {
+            // Only the channel's turn starts commands (`turns`).
+            return self.turns_wake(self.layout.channel_of_die(die));
+        }
         if self.flash.adv.multi_die {
             self.start_chip(self.layout.chip_of_die(die));
         } else {
@@ -96,6 +100,9 @@ impl Simulator {
 
     #[inline(never)]
     fn start_die_loop(&mut self, die: u32) {
+        if self.turns.on {
+            return self.turns_wake(self.layout.channel_of_die(die));
+        }
         if self.arbiter.on {
             // The channel decides what its dies start (`arbiter`); a die that is busy or has
             // nothing queued (answered above) gives it nothing new to start.
@@ -466,6 +473,9 @@ impl Simulator {
         let t = self.flash.dies[die as usize].txn();
         // The leading transaction of a multi-plane command keeps its stages for all of them.
         self.txns.get_mut(t).chan_asked = self.now;
+        if self.turns.on {
+            return self.turns_command(ch, die);
+        }
         if self.arbiter.on {
             // The arbiter started this command because the bus is free (`arbiter`).
             debug_assert!(self.flash.channels[ch as usize].is_free(self.now), "channel {ch}: a command started on a busy bus");
@@ -516,6 +526,9 @@ impl Simulator {
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
     pub(super) fn on_channel_free(&mut self, ch: u32) {
+        if self.turns.on {
+            return self.turns_channel_free(ch);
+        }
         if self.arbiter.on {
             return self.arbiter_channel_free(ch);
         }
@@ -540,6 +553,7 @@ impl Simulator {
         let ev = match st.end {
             StepEnd::ArrayDone => Ev::DieDone(die, st.epoch),
             StepEnd::ReadOutDone => Ev::ReadOutDone(die),
+            StepEnd::ReadOutPart => return,
         };
         self.events.push(st.at, ev);
         if let Some(from) = st.suspend_from {
@@ -552,6 +566,7 @@ impl Simulator {
         match self.flash.dies[die as usize].array_done(die, &self.txns.items) {
             AfterArray::Finish => self.finish_op(die),
             AfterArray::ReadOut if self.arbiter.on => self.wait_for_data_out(die),
+            AfterArray::ReadOut if self.turns.on => self.turns_data_out(die),
             AfterArray::ReadOut => self.request_channel(die),
         }
     }
@@ -603,9 +618,20 @@ impl Simulator {
             // Work the command's completions released for other chips starts first (MQSim: the
             // PHY's serviced signal reaches the FTL, which submits and schedules it, before the
             // freed chip is served again); the freed chip's own dies follow its rules below.
-            self.start_pending_off_chip(self.layout.chip_of_die(die));
+            let chip = self.layout.chip_of_die(die);
+            if self.turns.on {
+                // (MQSim: the freed unit is still busy while the FTL schedules that work.)
+                self.turns.finishing = if self.flash.adv.interleave { die } else { chip };
+                self.start_pending_off_chip(chip);
+                self.turns.finishing = NONE;
+            } else {
+                self.start_pending_off_chip(chip);
+            }
             self.batching = false;
-            if self.flash.adv.interleave {
+            if self.turns.on {
+                // The channel's turn, from its pointer, if it is free (MQSim's channel-idle signal).
+                self.turns_wake(self.layout.channel_of_die(die));
+            } else if self.flash.adv.interleave {
                 self.start_die_now(die);
             } else if self.flash.adv.multi_die {
                 self.start_chip(self.layout.chip_of_die(die));

@@ -11,6 +11,7 @@
 
 mod admission;
 mod arbiter;
+mod turns;
 mod backend;
 mod cache;
 mod chip;
@@ -358,14 +359,16 @@ pub struct Simulator {
     /// How an erase returns its plane's stalled writes to the queue (`stall`).
     requeue: stall::LazyRequeue,
     /// A die takes a transaction released for it at once when it may: not when the chip is the
-    /// unit (`device.advanced.multi_die`), the channel decides (`arbiter`) or the clock may be
-    /// set back (`admission`: the die's time may not have come).
+    /// unit (`device.advanced.multi_die`), the channel decides (`arbiter`, `turns`) or the clock
+    /// may be set back (`admission`: the die's time may not have come).
     direct_start: bool,
     /// `tsu.read_priority = "chip"` and `tsu.write_order = "die_number"` (`backend::chip_freed`).
     chip_reads_first: bool,
     dies_by_number: bool,
     /// SSDSim's channel arbitration (`device.channel.arbitration = "ssdsim"`), when on.
     arbiter: arbiter::Arbiter,
+    /// MQSim's channel arbitration (`device.channel.arbitration = "mqsim"`), when on.
+    turns: turns::Turns,
     /// SSDSim's admission cap (`host.queue_length`), when set.
     admission: admission::Admission,
     /// The controller's DRAM data cache (`cache.*`), when on.
@@ -488,6 +491,7 @@ impl Simulator {
             stuck: Vec::new(),
             requeue: stall::LazyRequeue::default(),
             arbiter: arbiter::Arbiter::new(s, layout.channels),
+            turns: turns::Turns::new(s, layout.channels),
             admission: admission::Admission::new(s),
             direct_start: false,
             chip_reads_first: s.resolved.str("tsu.read_priority") == "chip",
@@ -505,7 +509,8 @@ impl Simulator {
             sim.ftl.set_speed_keys(|b| lat.detected_step(b).unwrap_or(0));
         }
         sim.hil_watches = sim.hil.watches_dies();
-        sim.direct_start = !sim.flash.adv.multi_die && !sim.arbiter.on && !sim.admission.on();
+        sim.direct_start = !sim.flash.adv.multi_die && !sim.arbiter.on && !sim.turns.on && !sim.admission.on();
+        sim.flash.bus.page_outs = sim.turns.on;
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         if sim.hil_places {
             sim.speed = placement::SpeedCache::new(s, &sim.ftl);

@@ -240,8 +240,9 @@ proptest! {
     /// into pinned blocks on other chips, whose block sets wait parked up to `set_blocks` a
     /// plane), with static
     /// or dynamic allocation (writes relocated off full planes), multi-plane commands and copyback
-    /// on or off, under FCFS, FR-FCFS or Slacker, on random small geometries busy enough for GC:
-    /// every mapping survives (full invariant check) and every request completes.
+    /// on or off, under FCFS, FR-FCFS or Slacker, with the channel's bus first come first served
+    /// or given in MQSim's turns, on random small geometries busy enough for GC: every mapping
+    /// survives (full invariant check) and every request completes.
     #[test]
     fn grouping_and_wear_leveling_keep_invariants(
         g in geometry(), seed in 0u64..1000, reads in 0.0f64..0.7,
@@ -257,6 +258,7 @@ proptest! {
         round_robin in any::<bool>(),
         set_blocks in 1u32..6,
         cache in cache_settings(),
+        turns in prop::sample::select(vec!["fifo", "chips", "dies"]),
     ) {
         let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
         let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.25) + mapping_room(&cache);
@@ -295,6 +297,13 @@ proptest! {
             ("seed", seed.to_string()),
         ]);
         sets.extend(cache.iter().cloned());
+        // MQSim's channel turns (no suspension: not with Slacker), to dies, or to chips (whose
+        // multi-die commands need a scheduler that can tell ahead: FCFS here).
+        if (turns == "dies" && tsu != "slacker") || (turns == "chips" && tsu == "fcfs") {
+            sets.push(("device.channel.arbitration", "\"mqsim\"".to_string()));
+            sets.push(("device.advanced.interleave", (turns == "dies").to_string()));
+            sets.push(("device.advanced.multi_die", (turns == "chips").to_string()));
+        }
         for (k, v) in sets {
             o.set(&format!("{k}={v}")).unwrap();
         }

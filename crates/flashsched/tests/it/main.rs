@@ -26,6 +26,7 @@ mod variation;
 mod vios;
 mod write_cache;
 mod mapping_cache;
+mod channel_turns;
 
 use std::io::Write;
 
