@@ -5,6 +5,7 @@
 pub mod compat;
 pub mod device_model;
 pub mod cache;
+mod channel;
 pub mod page_cache;
 pub mod sysbench;
 pub mod error;
