@@ -80,11 +80,9 @@ const _: () = assert!(std::mem::size_of::<Die>() == 128 && std::mem::align_of::<
 pub enum StepEnd {
     /// The array operation (read, program, erase) ends: a `DieDone` event with the step's epoch.
     ArrayDone,
-    /// The read's data-out transfer ends: a `ReadOutDone` event.
+    /// The read's data-out transfer ends: a `ReadOutDone` event (with `BusTiming::page_outs`, of
+    /// one page; the read is over when `Die::outs_left` is 0).
     ReadOutDone,
-    /// One page of a multi-plane read's data-out ends, others still to go (`BusTiming::page_outs`):
-    /// no event; the die waits for the bus again.
-    ReadOutPart,
 }
 
 /// A step a die started: schedule `end` at `at`, then, if `suspend_from` is set, suspend the
@@ -243,7 +241,7 @@ impl Die {
                 self.iter_origin = now + dur;
                 (dur, StepEnd::ArrayDone)
             }
-            Phase::ReadOut if bus.page_outs && !self.group.is_empty() => {
+            Phase::ReadOut if bus.page_outs => {
                 // One page: the leader's, then the group's in order.
                 let k = self.outs_sent as usize;
                 let t = if k == 0 { lead } else { self.group[k - 1] as usize };
@@ -252,10 +250,8 @@ impl Die {
                 if k < self.group.len() {
                     // The wait for the next page's turn is the leader's channel wait.
                     txns[lead].chan_asked = now + dur;
-                    (dur, StepEnd::ReadOutPart)
-                } else {
-                    (dur, StepEnd::ReadOutDone)
                 }
+                (dur, StepEnd::ReadOutDone)
             }
             Phase::ReadOut => {
                 (bus.transfer_ns(txns[lead].bytes as u64) + self.group_bus(txns, 0, Some(bus)), StepEnd::ReadOutDone)
@@ -266,7 +262,7 @@ impl Die {
         txn.bus += dur;
         let array = match end {
             StepEnd::ArrayDone => txn.array,
-            StepEnd::ReadOutDone | StepEnd::ReadOutPart => 0,
+            StepEnd::ReadOutDone => 0,
         };
         self.array_end = now + dur + array;
         Step { dur, at: now + dur + array, end, epoch: self.epoch, suspend_from: self.suspend_wanted.then_some(now + dur) }

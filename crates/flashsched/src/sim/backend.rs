@@ -3,7 +3,7 @@
 
 use super::event::Ev;
 use super::txn::{Placement, Txn, TxnId, TxnKind};
-use super::Simulator;
+use super::{Simulator, Unit};
 use crate::ctrl::{AfterArray, Grant, MultiPlane, Phase, Step, StepEnd};
 use crate::engine::Time;
 use crate::ftl::idle::ReadSeen;
@@ -31,14 +31,20 @@ impl Simulator {
     /// (`device.advanced.multi_die`, `sim::chip`).
     #[inline]
     fn start_unit(&mut self, die: u32) {
-        if self.turns.on {
-            // Only the channel's turn starts commands (`turns`).
-            return self.turns_wake(self.layout.channel_of_die(die));
+        if self.unit == Unit::Die {
+            return self.start_die_now(die);
         }
-        if self.flash.adv.multi_die {
-            self.start_chip(self.layout.chip_of_die(die));
-        } else {
-            self.start_die_now(die);
+        self.start_other_unit(die);
+    }
+
+    /// `start_unit` when the die is not the unit (out of line: the die's own start stays small).
+    #[inline(never)]
+    fn start_other_unit(&mut self, die: u32) {
+        match self.unit {
+            Unit::Die => self.start_die_now(die),
+            Unit::Chip => self.start_chip(self.layout.chip_of_die(die)),
+            // Only the channel's turn starts commands (`turns`).
+            Unit::Turns => self.turns_wake(self.layout.channel_of_die(die)),
         }
     }
 
@@ -100,13 +106,11 @@ impl Simulator {
 
     #[inline(never)]
     fn start_die_loop(&mut self, die: u32) {
-        if self.turns.on {
-            return self.turns_wake(self.layout.channel_of_die(die));
-        }
-        if self.arbiter.on {
-            // The channel decides what its dies start (`arbiter`); a die that is busy or has
-            // nothing queued (answered above) gives it nothing new to start.
-            return self.serve_channel_later(self.layout.channel_of_die(die));
+        if self.bus_ruled {
+            // The channel decides what its dies start (`arbiter`, `turns`); a die that is busy or
+            // has nothing queued (answered above) gives it nothing new to start.
+            let ch = self.layout.channel_of_die(die);
+            return if self.turns.on { self.turns_wake(ch) } else { self.serve_channel_later(ch) };
         }
         self.start_die_loop_now(die);
     }
@@ -473,14 +477,8 @@ impl Simulator {
         let t = self.flash.dies[die as usize].txn();
         // The leading transaction of a multi-plane command keeps its stages for all of them.
         self.txns.get_mut(t).chan_asked = self.now;
-        if self.turns.on {
-            return self.turns_command(ch, die);
-        }
-        if self.arbiter.on {
-            // The arbiter started this command because the bus is free (`arbiter`).
-            debug_assert!(self.flash.channels[ch as usize].is_free(self.now), "channel {ch}: a command started on a busy bus");
-            self.start_transfer(ch, die);
-            return self.arm_channel_free(ch);
+        if self.bus_ruled {
+            return self.ruled_command(ch, die);
         }
         match self.flash.channels[ch as usize].request(die, self.now) {
             Grant::Now => return self.start_transfer(ch, die),
@@ -490,6 +488,19 @@ impl Simulator {
         if self.tsu_observes {
             self.tsu.channel_stalled(ch);
         }
+    }
+
+    /// `request_channel` when the channel decides (`bus_ruled`). Out of line: the default path
+    /// only tests the flag.
+    #[inline(never)]
+    fn ruled_command(&mut self, ch: u32, die: u32) {
+        if self.turns.on {
+            return self.turns_command(ch, die);
+        }
+        // The arbiter started this command because the bus is free (`arbiter`).
+        debug_assert!(self.flash.channels[ch as usize].is_free(self.now), "channel {ch}: a command started on a busy bus");
+        self.start_transfer(ch, die);
+        self.arm_channel_free(ch);
     }
 
     /// Put the die's transfer on the bus and schedule what follows it (`ctrl::Die::transfer_step`).
@@ -526,11 +537,8 @@ impl Simulator {
 
     /// The channel's current transfer is over and dies are waiting: the oldest gets the bus.
     pub(super) fn on_channel_free(&mut self, ch: u32) {
-        if self.turns.on {
-            return self.turns_channel_free(ch);
-        }
-        if self.arbiter.on {
-            return self.arbiter_channel_free(ch);
+        if self.bus_ruled {
+            return if self.turns.on { self.turns_channel_free(ch) } else { self.arbiter_channel_free(ch) };
         }
         if let Some(next) = self.flash.channels[ch as usize].release() {
             self.start_transfer(ch, next);
@@ -548,12 +556,11 @@ impl Simulator {
 
     /// Schedule the end of a step the die started, then the suspension a read queued during it
     /// asked for (in this order: equal-time events run in push order).
-    #[inline]
+    #[inline(always)]
     fn push_step(&mut self, die: u32, st: Step) {
         let ev = match st.end {
             StepEnd::ArrayDone => Ev::DieDone(die, st.epoch),
             StepEnd::ReadOutDone => Ev::ReadOutDone(die),
-            StepEnd::ReadOutPart => return,
         };
         self.events.push(st.at, ev);
         if let Some(from) = st.suspend_from {
@@ -565,8 +572,13 @@ impl Simulator {
     pub(super) fn on_die_done(&mut self, die: u32) {
         match self.flash.dies[die as usize].array_done(die, &self.txns.items) {
             AfterArray::Finish => self.finish_op(die),
-            AfterArray::ReadOut if self.arbiter.on => self.wait_for_data_out(die),
-            AfterArray::ReadOut if self.turns.on => self.turns_data_out(die),
+            AfterArray::ReadOut if self.bus_ruled => {
+                if self.turns.on {
+                    self.turns_data_out(die)
+                } else {
+                    self.wait_for_data_out(die)
+                }
+            }
             AfterArray::ReadOut => self.request_channel(die),
         }
     }

@@ -68,6 +68,15 @@ pub enum SimError {
 }
 
 
+/// What takes commands when queued work may start: the die, the chip (`device.advanced.multi_die`),
+/// or whichever unit the channel's turn reaches (`device.channel.arbitration = "mqsim"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit {
+    Die,
+    Chip,
+    Turns,
+}
+
 /// A host request inside the simulator.
 #[derive(Debug, Clone, Copy)]
 struct Req {
@@ -362,6 +371,10 @@ pub struct Simulator {
     /// unit (`device.advanced.multi_die`), the channel decides (`arbiter`, `turns`) or the clock
     /// may be set back (`admission`: the die's time may not have come).
     direct_start: bool,
+    /// The channel, not first come first served, decides who gets the bus (`arbiter`, `turns`).
+    bus_ruled: bool,
+    /// What `backend::start_unit` starts.
+    unit: Unit,
     /// `tsu.read_priority = "chip"` and `tsu.write_order = "die_number"` (`backend::chip_freed`).
     chip_reads_first: bool,
     dies_by_number: bool,
@@ -494,6 +507,8 @@ impl Simulator {
             turns: turns::Turns::new(s, layout.channels),
             admission: admission::Admission::new(s),
             direct_start: false,
+            bus_ruled: false,
+            unit: Unit::Die,
             chip_reads_first: s.resolved.str("tsu.read_priority") == "chip",
             dies_by_number: s.resolved.str("tsu.write_order") == "die_number",
             cache: cache::Cache::new(&s.cache, s.geometry.page_size as u64, layout.planes() as u64),
@@ -511,6 +526,14 @@ impl Simulator {
         sim.hil_watches = sim.hil.watches_dies();
         sim.direct_start = !sim.flash.adv.multi_die && !sim.arbiter.on && !sim.turns.on && !sim.admission.on();
         sim.flash.bus.page_outs = sim.turns.on;
+        sim.bus_ruled = sim.arbiter.on || sim.turns.on;
+        sim.unit = if sim.turns.on {
+            Unit::Turns
+        } else if sim.flash.adv.multi_die {
+            Unit::Chip
+        } else {
+            Unit::Die
+        };
         sim.cross_plane = sim.alloc.relocates() || sim.wear.leveler.as_ref().is_some_and(|w| w.wants_reads());
         if sim.hil_places {
             sim.speed = placement::SpeedCache::new(s, &sim.ftl);
@@ -610,7 +633,12 @@ impl Simulator {
                         self.on_suspended(d);
                     }
                 }
-                Ev::ReadOutDone(d) => self.finish_op(d),
+                Ev::ReadOutDone(d) => {
+                    // (With one page a transfer, the read is over with its last page.)
+                    if !self.flash.bus.page_outs || self.flash.dies[d as usize].outs_left() == 0 {
+                        self.finish_op(d);
+                    }
+                }
                 Ev::EccDone(t) => self.complete_host_txn(t),
                 Ev::LinkHop(id) => self.link_hop(id),
                 Ev::DataInDone(t) => self.ack_write(t),
