@@ -39,6 +39,8 @@ pub(super) struct Turns {
     outs: Vec<[VecDeque<u32>; 3]>,
     /// A `ChannelFree` event is due at the end of the channel's current transfer.
     ending: Vec<bool>,
+    /// Dies waiting in `commands` and `outs` (a transfer each).
+    waiting: Vec<u32>,
     /// The unit whose command just ended, while the work its completions release is started:
     /// not offered its channel then (MQSim: its chip is still busy when the FTL schedules that
     /// work). `NONE` otherwise.
@@ -58,6 +60,7 @@ impl Turns {
             commands: vec![VecDeque::new(); n],
             outs: vec![Default::default(); n],
             ending: vec![false; n],
+            waiting: vec![0; n],
             finishing: NONE,
         }
     }
@@ -68,7 +71,7 @@ impl Simulator {
     #[inline]
     fn turns_idle(&self, ch: u32) -> bool {
         let c = ch as usize;
-        !self.turns.ending[c] && self.turns.commands[c].is_empty() && self.turns.outs[c].iter().all(VecDeque::is_empty) && self.flash.channels[c].is_free(self.now)
+        !self.turns.ending[c] && self.turns.waiting[c] == 0 && self.flash.channels[c].is_free(self.now)
     }
 
     /// Work was queued for `ch`'s dies or one of its units was freed: the channel's turn, if it
@@ -82,6 +85,11 @@ impl Simulator {
     /// The channel's units in turn from its pointer, each idle one starting its next command,
     /// until one puts a transfer on the bus.
     fn turns_offer(&mut self, ch: u32) {
+        if self.tsu.queued_on_channel(ch) == Some(0) {
+            // Nothing to start: a whole turn would start nothing and bring the pointer back to
+            // where it is.
+            return;
+        }
         let c = ch as usize;
         let per = if self.turns.dies { self.layout.chips_per_channel * self.layout.dies_per_chip } else { self.layout.chips_per_channel };
         for _ in 0..per {
@@ -94,11 +102,12 @@ impl Simulator {
             if unit == self.turns.finishing {
                 continue;
             }
+            // (Most turns find the unit busy or with nothing queued: asked here, cheaply.)
             if self.turns.dies {
-                if self.flash.dies[unit as usize].is_idle() {
+                if self.flash.dies[unit as usize].is_idle() && (self.tsu.queued_for_die(unit) > 0 || self.requeue.is_armed(unit)) {
                     self.start_die_loop_now(unit);
                 }
-            } else {
+            } else if !self.flash.chip_busy(unit) && (self.tsu.queued_on_chip(unit) > 0 || self.requeue.armed_dies() > 0) {
                 self.start_chip(unit);
             }
         }
@@ -111,6 +120,7 @@ impl Simulator {
             self.turns_transfer(ch, die);
         } else {
             self.turns.commands[ch as usize].push_back(die);
+            self.turns.waiting[ch as usize] += 1;
         }
     }
 
@@ -140,6 +150,7 @@ impl Simulator {
         for _ in 0..pages {
             self.turns.outs[ch as usize][class].push_back(die);
         }
+        self.turns.waiting[ch as usize] += pages as u32;
     }
 
     /// Put `die`'s transfer on the bus; the channel is served again when it ends (after the die's
@@ -155,13 +166,17 @@ impl Simulator {
     pub(super) fn turns_channel_free(&mut self, ch: u32) {
         let c = ch as usize;
         self.turns.ending[c] = false;
-        if let Some(die) = self.turns.commands[c].pop_front() {
-            return self.turns_transfer(ch, die);
-        }
-        for class in 0..3 {
-            if let Some(die) = self.turns.outs[c][class].pop_front() {
+        if self.turns.waiting[c] > 0 {
+            self.turns.waiting[c] -= 1;
+            if let Some(die) = self.turns.commands[c].pop_front() {
                 return self.turns_transfer(ch, die);
             }
+            for class in 0..3 {
+                if let Some(die) = self.turns.outs[c][class].pop_front() {
+                    return self.turns_transfer(ch, die);
+                }
+            }
+            unreachable!("channel {ch}: a die counted as waiting is in no queue");
         }
         self.turns_offer(ch);
     }

@@ -63,6 +63,11 @@ pub trait TransactionScheduler: Send {
     fn queued_on_chip(&self, chip: u32) -> usize;
     /// Transactions queued (not running) for a die.
     fn queued_for_die(&self, die: u32) -> usize;
+    /// Transactions queued (not running) for the dies of a channel, if this scheduler counts them
+    /// (`None`: it does not; MQSim's channel turns, `sim::turns`, then look at each chip).
+    fn queued_on_channel(&self, _channel: u32) -> Option<usize> {
+        None
+    }
     /// Whether `queued_for_die` is a count, not a search of a queue shared with other dies: the
     /// simulator then asks it before every start of an idle die and every program's pause
     /// point, to skip `next` and `may_pause` (with one queue a chip on an overloaded drive the

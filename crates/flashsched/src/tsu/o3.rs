@@ -42,11 +42,35 @@ pub struct O3 {
     len: usize,
     /// Per die: host writes held aside (`hold_aside`), at the head of its host writes.
     aside: Vec<u32>,
+    /// Per die: transactions queued and held aside (`queued_for_die`, asked at every chance a
+    /// die or chip has to start).
+    count: Vec<u32>,
+    /// The same per channel (`queued_on_channel`), and the dies of a channel.
+    per_channel: Vec<u32>,
+    dies_per_channel: u32,
 }
 
 impl O3 {
     pub fn new(layout: Layout) -> Self {
-        O3 { queues: (0..layout.dies()).map(|_| Default::default()).collect(), dies_per_chip: layout.dies_per_chip, len: 0, aside: vec![0; layout.dies() as usize] }
+        let dies = layout.dies() as usize;
+        let dies_per_channel = layout.dies_per_chip * layout.chips_per_channel;
+        O3 {
+            queues: (0..dies).map(|_| Default::default()).collect(),
+            dies_per_chip: layout.dies_per_chip,
+            len: 0,
+            aside: vec![0; dies],
+            count: vec![0; dies],
+            per_channel: vec![0; layout.channels as usize],
+            dies_per_channel,
+        }
+    }
+
+    /// `n` more (or, negative, fewer) transactions queued or held aside for `die`.
+    #[inline]
+    fn counted(&mut self, die: u32, n: i32) {
+        self.count[die as usize] = self.count[die as usize].wrapping_add_signed(n);
+        let c = (die / self.dies_per_channel) as usize;
+        self.per_channel[c] = self.per_channel[c].wrapping_add_signed(n);
     }
 }
 
@@ -57,15 +81,18 @@ impl TransactionScheduler for O3 {
     fn enqueue(&mut self, id: TxnId, txn: &Txn) {
         self.queues[txn.die as usize][class(txn)].push_back(id);
         self.len += 1;
+        self.counted(txn.die, 1);
     }
     fn enqueue_front(&mut self, id: TxnId, txn: &Txn) {
         self.queues[txn.die as usize][class(txn)].push_front(id);
         self.len += 1;
+        self.counted(txn.die, 1);
     }
     fn next(&mut self, die: u32, _txns: &[Txn]) -> Option<TxnId> {
         let t = self.queues[die as usize].iter_mut().find_map(|q| q.pop_front());
         if t.is_some() {
             self.len -= 1;
+            self.counted(die, -1);
         }
         t
     }
@@ -88,6 +115,7 @@ impl TransactionScheduler for O3 {
         });
         if t.is_some() {
             self.len -= 1;
+            self.counted(die, -1);
         }
         t
     }
@@ -100,18 +128,24 @@ impl TransactionScheduler for O3 {
             NandOpKind::Erase => &[ERASES],
         };
         for &q in queues {
-            self.len -= super::take_matching(&mut self.queues[die as usize][q], Some, &mut room, fits, out);
+            let n = super::take_matching(&mut self.queues[die as usize][q], Some, &mut room, fits, out);
+            self.len -= n;
+            self.counted(die, -(n as i32));
         }
     }
     fn queued_for_die(&self, die: u32) -> usize {
-        self.queues[die as usize].iter().map(|q| q.len()).sum::<usize>() + self.aside[die as usize] as usize
+        debug_assert_eq!(self.count[die as usize] as usize, self.queues[die as usize].iter().map(|q| q.len()).sum::<usize>() + self.aside[die as usize] as usize);
+        self.count[die as usize] as usize
     }
     fn queued_on_chip(&self, chip: u32) -> usize {
         let d0 = (chip * self.dies_per_chip) as usize;
-        (d0..d0 + self.dies_per_chip as usize).map(|d| self.queued_for_die(d as u32)).sum()
+        self.count[d0..d0 + self.dies_per_chip as usize].iter().map(|&n| n as usize).sum()
     }
     fn len(&self) -> usize {
         self.len
+    }
+    fn queued_on_channel(&self, channel: u32) -> Option<usize> {
+        Some(self.per_channel[channel as usize] as usize)
     }
     fn holds_aside(&self) -> bool {
         true
@@ -119,10 +153,12 @@ impl TransactionScheduler for O3 {
     fn hold_aside(&mut self, die: u32, n: u32) {
         self.aside[die as usize] += n;
         self.len += n as usize;
+        self.counted(die, n as i32);
     }
     fn drop_aside(&mut self, die: u32, n: u32) -> u32 {
         self.aside[die as usize] -= n;
         self.len -= n as usize;
+        self.counted(die, -(n as i32));
         // Host reads go first; with none queued for the die, its host writes, these first. (A
         // read cannot be waiting: the die chose the last re-queued write over any, at this
         // instant; the rule is kept whole all the same.)
