@@ -294,7 +294,7 @@ impl Die {
     /// The array operation ended. A read with data to send waits for the bus; a copyback read
     /// (no bytes: the data stays in the die; in a multi-plane read, all of them copyback), a
     /// program and an erase are over.
-    #[inline]
+    #[inline(always)]
     pub fn array_done(&mut self, die: u32, txns: &[Txn]) -> AfterArray {
         match self.phase {
             Phase::ReadArray => {

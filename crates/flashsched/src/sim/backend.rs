@@ -569,6 +569,7 @@ impl Simulator {
     }
 
     /// The die's array operation ended: send a read's data out, or finish the operation.
+    #[inline(always)]
     pub(super) fn on_die_done(&mut self, die: u32) {
         match self.flash.dies[die as usize].array_done(die, &self.txns.items) {
             AfterArray::Finish => self.finish_op(die),

@@ -527,6 +527,7 @@ impl Simulator {
         sim.direct_start = !sim.flash.adv.multi_die && !sim.arbiter.on && !sim.turns.on && !sim.admission.on();
         sim.flash.bus.page_outs = sim.turns.on;
         sim.bus_ruled = sim.arbiter.on || sim.turns.on;
+        sim.wear.plain_host = sim.wear.grouping.is_none() && !sim.wear.fast_stream && sim.mapping.is_none();
         sim.unit = if sim.turns.on {
             Unit::Turns
         } else if sim.flash.adv.multi_die {

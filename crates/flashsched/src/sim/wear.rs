@@ -54,6 +54,10 @@ pub(super) struct Wear {
     /// their own: the hot stream, opened fastest-first (`sim::placement`). Set when the device
     /// queue places writes and no write-grouping policy owns the streams.
     pub fast_stream: bool,
+    /// Host writes all go to the default stream: no grouping, no fast stream, no translation
+    /// pages (`write_stream`'s one question on the default path; false, the safe answer, until
+    /// the simulator has set up).
+    pub plain_host: bool,
     /// Where wear leveling's own collections program their moves: `Placement::WearLevel`
     /// (`ftl.wear_leveling_moves = "worn"`, its stream of most-erased blocks) or
     /// `Placement::Static` (`"gc"`: GC's stream, among routine GC's moves).
@@ -85,6 +89,8 @@ impl Wear {
     #[inline]
     pub fn write_stream(&self, x: &Txn) -> Stream {
         match x.kind {
+            // (The default path asks one question.)
+            TxnKind::HostWrite if self.plain_host => STREAM_DEFAULT,
             TxnKind::HostWrite if x.place == Placement::Mapping => STREAM_MAPPING,
             TxnKind::HostWrite => match &self.grouping {
                 Some(g) => g.stream(x.lpn),
