@@ -69,8 +69,6 @@ pub struct Die {
     pub(super) prog_iters: u32,
     /// The group of the suspended operation, while the die serves reads.
     pub(super) suspended_group: Vec<TxnId>,
-    /// Pages of the running read sent out so far (`BusTiming::page_outs`: one page a transfer).
-    pub(super) outs_sent: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<Die>() == 128 && std::mem::align_of::<Die>() == 64);
@@ -81,7 +79,7 @@ pub enum StepEnd {
     /// The array operation (read, program, erase) ends: a `DieDone` event with the step's epoch.
     ArrayDone,
     /// The read's data-out transfer ends: a `ReadOutDone` event (with `BusTiming::page_outs`, of
-    /// one page; the read is over when `Die::outs_left` is 0).
+    /// the leader's page; the read is over when no other operation is left in the command).
     ReadOutDone,
 }
 
@@ -123,7 +121,6 @@ impl Default for Die {
             iter_origin: 0,
             group: Vec::new(),
             suspended_group: Vec::new(),
-            outs_sent: 0,
         }
     }
 }
@@ -176,13 +173,16 @@ impl Die {
         self.txn = t;
         self.phase = phase;
         self.op_start = now;
-        self.outs_sent = 0;
     }
 
-    /// Pages the running read still has to send out, one transfer each (`BusTiming::page_outs`).
+    /// With one page a data-out (`BusTiming::page_outs`): the leader's page is out and others
+    /// remain; the next operation of the command leads it from now on (it takes the command's
+    /// stages so far, `sim::turns`). Returns the former leader, now done.
     #[inline]
-    pub fn outs_left(&self) -> usize {
-        1 + self.group.len() - self.outs_sent as usize
+    pub fn promote_next(&mut self) -> TxnId {
+        let done = self.txn;
+        self.txn = self.group.remove(0);
+        done
     }
 
     /// `t` joins the running operation's command (multi-plane), before its first step.
@@ -242,13 +242,10 @@ impl Die {
                 (dur, StepEnd::ArrayDone)
             }
             Phase::ReadOut if bus.page_outs => {
-                // One page: the leader's, then the group's in order.
-                let k = self.outs_sent as usize;
-                let t = if k == 0 { lead } else { self.group[k - 1] as usize };
-                self.outs_sent += 1;
-                let dur = bus.transfer_ns(txns[t].bytes as u64);
-                if k < self.group.len() {
-                    // The wait for the next page's turn is the leader's channel wait.
+                // The leader's page only; when it is out, the next operation leads.
+                let dur = bus.transfer_ns(txns[lead].bytes as u64);
+                if !self.group.is_empty() {
+                    // The wait for the next page's turn is a channel wait of the command's.
                     txns[lead].chan_asked = now + dur;
                 }
                 (dur, StepEnd::ReadOutDone)

@@ -661,7 +661,7 @@ impl Simulator {
 
     /// Account one finished transaction of the die's command.
     #[inline(always)]
-    fn finish_txn(&mut self, die: u32, t: TxnId) {
+    pub(super) fn finish_txn(&mut self, die: u32, t: TxnId) {
         let now = self.now;
         let txn = *self.txns.get(t);
         match txn.kind {

@@ -90,6 +90,11 @@ impl Simulator {
             if self.flash.chip_busy(chip) || !self.flash.free_by(first, self.now) {
                 return;
             }
+            if self.turns.on && !self.turns_idle(self.layout.channel_of_chip(chip)) {
+                // MQSim's turns: a leader that needed no flash work or waits for GC let work it
+                // queued take the channel meanwhile; the chip waits for the channel's next turn.
+                return;
+            }
             // The leader: of the next transaction of each die, the best class (rank), then a
             // translation read, then the oldest, as the smallest offer.
             let pick = self.chip_offers(first, dpc, NONE);

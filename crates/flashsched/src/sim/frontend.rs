@@ -94,14 +94,17 @@ impl Simulator {
     /// `ftl.unmapped_reads = "map"`: a read of never-written `lpn` takes the next free page of
     /// `plane`'s write frontier (the host's default stream) as the page it reads, and nothing is
     /// programmed (MQSim's online_create_entry_for_reads: its reads of such pages then pair into
-    /// multi-plane commands, and the writes after them in the plane take later pages). `NONE`
-    /// when the host may take no page there (the plane is down to GC's reserve): the read then
-    /// goes to the plane unmapped, as with `flash`; no collection is started for it.
+    /// multi-plane commands, and the writes after them in the plane take later pages; the page
+    /// taken may start GC, as a write's does). `NONE` when the host may take no page there (the
+    /// plane is down to GC's reserve; MQSim would still map it): the read then goes to the plane
+    /// unmapped, as with `flash`.
     #[inline(never)]
     pub(super) fn map_unwritten_read(&mut self, lpn: Lpn, plane: u32) -> crate::nand::Ppn {
         match self.ftl.allocate_in(plane, ftl::Writer::Host, ftl::STREAM_DEFAULT) {
             Some(ppn) => {
                 self.ftl.program(lpn, ppn);
+                // The page taken may bring the plane to its GC threshold, as a write's does.
+                self.maybe_gc(plane);
                 ppn
             }
             None => NONE,

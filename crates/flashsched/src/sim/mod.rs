@@ -635,8 +635,10 @@ impl Simulator {
                     }
                 }
                 Ev::ReadOutDone(d) => {
-                    // (With one page a transfer, the read is over with its last page.)
-                    if !self.flash.bus.page_outs || self.flash.dies[d as usize].outs_left() == 0 {
+                    // (With one page a transfer, each page's operation is done when it is out.)
+                    if self.flash.bus.page_outs && !self.flash.dies[d as usize].group().is_empty() {
+                        self.page_out_done(d);
+                    } else {
                         self.finish_op(d);
                     }
                 }

@@ -69,7 +69,7 @@ impl Turns {
 impl Simulator {
     /// Whether channel `ch` is free and nothing waits for it: its turn may be given now.
     #[inline]
-    fn turns_idle(&self, ch: u32) -> bool {
+    pub(super) fn turns_idle(&self, ch: u32) -> bool {
         let c = ch as usize;
         !self.turns.ending[c] && self.turns.waiting[c] == 0 && self.flash.channels[c].is_free(self.now)
     }
@@ -121,6 +121,9 @@ impl Simulator {
         } else {
             self.turns.commands[ch as usize].push_back(die);
             self.turns.waiting[ch as usize] += 1;
+            if self.tsu_observes {
+                self.tsu.channel_stalled(ch);
+            }
         }
     }
 
@@ -131,7 +134,7 @@ impl Simulator {
         let ch = self.layout.channel_of_die(die);
         let t = self.flash.dies[die as usize].txn();
         self.txns.get_mut(t).chan_asked = self.now;
-        let mut pages = self.flash.dies[die as usize].outs_left();
+        let mut pages = 1 + self.flash.dies[die as usize].group().len();
         if self.turns_idle(ch) {
             self.turns_transfer(ch, die);
             pages -= 1;
@@ -159,6 +162,26 @@ impl Simulator {
         self.start_transfer(ch, die);
         self.turns.ending[ch as usize] = true;
         self.events.push(self.flash.channels[ch as usize].busy_until(), Ev::ChannelFree(ch));
+    }
+
+    /// One page of `die`'s multi-plane read is out and others remain (`BusTiming::page_outs`):
+    /// its operation is done now, as MQSim services each transaction when its own data is out;
+    /// the command's next operation leads it, with the command's stages so far.
+    pub(super) fn page_out_done(&mut self, die: u32) {
+        let done = self.flash.dies[die as usize].promote_next();
+        let lead = *self.txns.get(done);
+        let next = self.flash.dies[die as usize].txn();
+        let x = self.txns.get_mut(next);
+        x.die_wait = lead.die_wait + lead.enqueued - x.enqueued;
+        (x.chan_wait, x.bus, x.array, x.chan_asked) = (lead.chan_wait, lead.bus, lead.array, lead.chan_asked);
+        // What its completion releases starts together, as after a command (`finish_command`).
+        let batch = !self.batching;
+        self.batching = true;
+        self.finish_txn(die, done);
+        if batch {
+            self.end_batch();
+        }
+        self.drain_hil();
     }
 
     /// Channel `ch`'s transfer ended: the command's next die, else waiting read data, else the

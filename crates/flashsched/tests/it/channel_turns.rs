@@ -55,3 +55,28 @@ fn a_free_channel_goes_to_its_chips_in_turn() {
     let fifo = latencies(&run_lines("tiny", "fifo-order", &lines, &sets("device.channel.arbitration=\"fifo\"")));
     assert_eq!((fifo[1], fifo[2]), (first_out - 5_000, first_out + XFER - 6_000));
 }
+
+#[test]
+fn each_page_of_a_multi_plane_read_is_done_when_it_is_out() {
+    // One die of two planes: lpn 0 and 1 written together (page 0 of each plane), lpn 2 after
+    // (plane 0). At 10 ms a read of lpn 2 takes the die; 1 us later one-page reads of lpn 0 and
+    // lpn 1 arrive, wait, and go as one two-plane read when the die is free.
+    let lines = [req(0, 0, 3 * PAGE, false), req(10_000_000, 2 * PAGE, PAGE, true), req(10_001_000, 0, PAGE, true), req(10_001_000, PAGE, PAGE, true)];
+    let run = |arbitration: &'static str| {
+        let sets = ["device.geometry.channels=1", "device.geometry.chips_per_channel=1", "device.advanced.interleave=false", "device.advanced.multi_die=true", "device.advanced.multi_plane=\"same_page\"", "tsu.scheduler=\"o3\"", arbitration];
+        let r = run_lines("tiny", "mp-pages", &lines, &sets);
+        assert_eq!(r.json["ssd"]["commands"]["read"]["multi_plane_commands"], 1);
+        for x in &r.request_log {
+            // Every request's stages still add up to its latency.
+            let b = x.stages;
+            assert_eq!(b.host_queue + b.device_queue + b.die_wait + b.channel_wait + b.bus + b.array + b.ecc + b.cache + b.mapping, x.complete_ns - x.arrival_ns, "{arbitration}");
+        }
+        latencies(&r)
+    };
+    let die_free = CMD + T_R + XFER - 1_000;
+    let first_out = die_free + 2 * CMD + T_R + XFER;
+    // MQSim: each read is serviced when its own page is out.
+    assert_eq!(run("device.channel.arbitration=\"mqsim\"")[2..], [first_out, first_out + XFER]);
+    // First come, first served: the command's pages go out back to back and finish together.
+    assert_eq!(run("device.channel.arbitration=\"fifo\"")[2..], [first_out + XFER, first_out + XFER]);
+}

@@ -153,7 +153,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: (cases() / 8).max(1), ..ProptestConfig::default() })]
 
     /// RR's re-programs (read, program elsewhere, invalidate) and WR's per-write modes, under any
-    /// host, device-queue and transaction scheduler, with or without program suspension, on random
+    /// host, device-queue and transaction scheduler, with or without program suspension (without
+    /// it, with the channel's bus first come first served or in MQSim's turns), on random
     /// small geometries busy enough for GC: every mapping survives (full invariant check), every
     /// request completes, and the counters add up.
     #[test]
@@ -169,6 +170,7 @@ proptest! {
         rr in any::<bool>(),
         threshold_us in 20u64..2000,
         cache in cache_settings(),
+        turns in prop::sample::select(vec!["fifo", "chips", "dies"]),
     ) {
         let floor = flashsched::config::settings::gc_floor_blocks(0.1, g.4) as f64;
         let op = ((floor + 1.0) / g.4 as f64 + 1e-9).max(0.3) + mapping_room(&cache);
@@ -201,6 +203,13 @@ proptest! {
             ("seed", seed.to_string()),
         ]);
         sets.extend(cache.iter().cloned());
+        // MQSim's channel turns (no suspension), to dies, or to chips under a scheduler that can
+        // tell ahead (multi-die commands).
+        if !suspend && (turns == "dies" || (turns == "chips" && tsu != "frfcfs")) {
+            sets.push(("device.channel.arbitration", "\"mqsim\"".to_string()));
+            sets.push(("device.advanced.interleave", (turns == "dies").to_string()));
+            sets.push(("device.advanced.multi_die", (turns == "chips").to_string()));
+        }
         if hil != "fifo" {
             sets.push(if hil == "piq" { ("hil.piq.dispatch", format!("\"{dispatch}\"")) } else { ("hil.vios.dispatch", format!("\"{dispatch}\"")) });
         }
