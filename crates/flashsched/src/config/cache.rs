@@ -1,9 +1,10 @@
 //! `cache.*`: the controller's DRAM data cache, resolved and checked. The cache itself is
-//! `crate::cache` and `sim::cache`; its settings live here so that the configuration imports no
-//! domain module.
+//! `crate::cache` and `sim::cache`; the DRAM's timing is resolved straight into its model
+//! (`crate::cache::dram`, which imports nothing of the simulator's).
 
 use super::settings::ResolvedMap;
 use super::Settings;
+use crate::cache::dram::{Dram, Formula};
 
 /// `cache.mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,14 +26,8 @@ pub struct CacheSettings {
     pub writeback_limit_bytes: u64,
     pub evicted_readable: bool,
     pub cold_write_through: bool,
-    pub t_rcd_ns: u64,
-    pub t_cl_ns: u64,
-    pub t_rp_ns: u64,
-    pub row_bytes: u64,
-    pub burst_bytes: u64,
-    pub clock_mhz: u64,
-    /// `cache.dram.formula = "mqsim"`.
-    pub mqsim_formula: bool,
+    /// `cache.dram.*`.
+    pub dram: Dram,
 }
 
 impl CacheSettings {
@@ -48,13 +43,15 @@ impl CacheSettings {
             writeback_limit_bytes: r.bytes("cache.writeback_limit"),
             evicted_readable: r.bool("cache.evicted_readable"),
             cold_write_through: r.bool("cache.cold_write_through"),
-            t_rcd_ns: r.ns("cache.dram.t_rcd"),
-            t_cl_ns: r.ns("cache.dram.t_cl"),
-            t_rp_ns: r.ns("cache.dram.t_rp"),
-            row_bytes: r.bytes("cache.dram.row_size"),
-            burst_bytes: r.bytes("cache.dram.burst"),
-            clock_mhz: r.int("cache.dram.clock_mhz") as u64,
-            mqsim_formula: r.str("cache.dram.formula") == "mqsim",
+            dram: Dram {
+                t_rcd_ns: r.ns("cache.dram.t_rcd"),
+                t_cl_ns: r.ns("cache.dram.t_cl"),
+                t_rp_ns: r.ns("cache.dram.t_rp"),
+                row_bytes: r.bytes("cache.dram.row_size"),
+                burst_bytes: r.bytes("cache.dram.burst"),
+                clock_mhz: r.int("cache.dram.clock_mhz") as u64,
+                formula: if r.str("cache.dram.formula") == "mqsim" { Formula::Mqsim } else { Formula::Rows },
+            },
         }
     }
 
@@ -143,13 +140,14 @@ pub fn validate(s: &Settings, err: &mut dyn FnMut(&str, String)) {
     if c.writeback_limit_bytes != 0 && c.writeback_limit_bytes < ps {
         err("cache.writeback_limit", format!("must let at least one page of {ps} bytes be written back (got {}; 0 means one page per plane)", c.writeback_limit_bytes));
     }
-    if c.row_bytes == 0 {
+    let d = &c.dram;
+    if d.row_bytes == 0 {
         err("cache.dram.row_size", "must be positive".into());
     }
-    if c.burst_bytes == 0 {
+    if d.burst_bytes == 0 {
         err("cache.dram.burst", "must be positive".into());
     }
-    if c.mqsim_formula && c.clock_mhz > 1000 {
-        err("cache.dram.clock_mhz", format!("the mqsim formula truncates the cycle, 1000 / clock_mhz, to whole ns: {} MHz gives 0 ns", c.clock_mhz));
+    if d.formula == Formula::Mqsim && d.clock_mhz > 1000 {
+        err("cache.dram.clock_mhz", format!("the mqsim formula truncates the cycle, 1000 / clock_mhz, to whole ns: {} MHz gives 0 ns", d.clock_mhz));
     }
 }

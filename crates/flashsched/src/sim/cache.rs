@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 use super::event::Ev;
 use super::txn::{ReqId, Slab};
 use super::{Origin, Req, Simulator};
-use crate::cache::dram::{Dram, Formula};
+use crate::cache::dram::Dram;
 use crate::cache::{evict, DataCache, Insert, SlotState};
 use crate::config::cache::{CacheMode, CacheSettings};
 use crate::engine::Time;
@@ -162,15 +162,7 @@ impl Cache {
         Some(Cache {
             data: DataCache::new(slots, policy),
             fill_reads: s.mode == CacheMode::ReadWrite,
-            dram: Dram {
-                t_rcd_ns: s.t_rcd_ns,
-                t_cl_ns: s.t_cl_ns,
-                t_rp_ns: s.t_rp_ns,
-                row_bytes: s.row_bytes,
-                burst_bytes: s.burst_bytes,
-                clock_mhz: s.clock_mhz,
-                formula: if s.mqsim_formula { Formula::Mqsim } else { Formula::Rows },
-            },
+            dram: s.dram,
             dram_free: 0,
             jobs: Slab::default(),
             in_flight: 0,
