@@ -23,6 +23,25 @@
 //! [`tsu`] transaction scheduler → flash dies and channels ([`ctrl`]), driven in simulated time by
 //! [`sim`].
 
+/// A struct of `u64` counts with `minus`, the counts since a snapshot (the report's, taken when
+/// warm-up ends): `sim::cache::CacheCounters`, `sim::mapping::MappingCounters`.
+macro_rules! counters {
+    ($(#[$m:meta])* $vis:vis struct $name:ident { $($(#[$fm:meta])* pub $f:ident: u64,)* }) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, Default)]
+        $vis struct $name {
+            $($(#[$fm])* pub $f: u64,)*
+        }
+
+        impl $name {
+            /// The counts since snapshot `o`.
+            pub fn minus(&self, o: &Self) -> Self {
+                $name { $($f: self.$f - o.$f,)* }
+            }
+        }
+    };
+}
+
 /// `Deref`/`DerefMut` to `dyn $policy` for a policy slot: an enum holding the layer's default
 /// policy by value (variant `$default`, so its per-transaction calls inline) or any other policy
 /// boxed (variant `Other`). The slot's own inherent methods cover the hot calls; everything else

@@ -64,50 +64,28 @@ enum DramJob {
     Fill,
 }
 
-/// What the cache counted (reported as `ssd.cache`).
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct CacheCounters {
-    pub read_pages: u64,
-    /// Read pages found whole in the cache, and in part.
-    pub read_hits: u64,
-    pub read_partial_hits: u64,
-    pub write_pages: u64,
-    /// Written pages that were cached already.
-    pub write_hits: u64,
-    pub evictions: u64,
-    pub evictions_dirty: u64,
-    /// Programs of evicted pages, write-throughs (`cold_write_through`), and of flushes.
-    pub programs_evicted: u64,
-    pub programs_write_through: u64,
-    pub programs_flush: u64,
-    pub flush_requests: u64,
-    /// Host writes that waited for room under `writeback_limit`.
-    pub writes_waited: u64,
-    pub dram_transfers: u64,
-    pub dram_busy_ns: u64,
-    pub dram_bytes: u64,
-}
-
-impl CacheCounters {
-    pub fn minus(&self, o: &Self) -> Self {
-        let d = |a: u64, b: u64| a - b;
-        CacheCounters {
-            read_pages: d(self.read_pages, o.read_pages),
-            read_hits: d(self.read_hits, o.read_hits),
-            read_partial_hits: d(self.read_partial_hits, o.read_partial_hits),
-            write_pages: d(self.write_pages, o.write_pages),
-            write_hits: d(self.write_hits, o.write_hits),
-            evictions: d(self.evictions, o.evictions),
-            evictions_dirty: d(self.evictions_dirty, o.evictions_dirty),
-            programs_evicted: d(self.programs_evicted, o.programs_evicted),
-            programs_write_through: d(self.programs_write_through, o.programs_write_through),
-            programs_flush: d(self.programs_flush, o.programs_flush),
-            flush_requests: d(self.flush_requests, o.flush_requests),
-            writes_waited: d(self.writes_waited, o.writes_waited),
-            dram_transfers: d(self.dram_transfers, o.dram_transfers),
-            dram_busy_ns: d(self.dram_busy_ns, o.dram_busy_ns),
-            dram_bytes: d(self.dram_bytes, o.dram_bytes),
-        }
+counters! {
+    /// What the cache counted (reported as `ssd.cache`).
+    pub(super) struct CacheCounters {
+        pub read_pages: u64,
+        /// Read pages found whole in the cache, and in part.
+        pub read_hits: u64,
+        pub read_partial_hits: u64,
+        pub write_pages: u64,
+        /// Written pages that were cached already.
+        pub write_hits: u64,
+        pub evictions: u64,
+        pub evictions_dirty: u64,
+        /// Programs of evicted pages, write-throughs (`cold_write_through`), and of flushes.
+        pub programs_evicted: u64,
+        pub programs_write_through: u64,
+        pub programs_flush: u64,
+        pub flush_requests: u64,
+        /// Host writes that waited for room under `writeback_limit`.
+        pub writes_waited: u64,
+        pub dram_transfers: u64,
+        pub dram_busy_ns: u64,
+        pub dram_bytes: u64,
     }
 }
 

@@ -23,38 +23,21 @@ use crate::nand::{Lpn, NONE};
 /// `Mapping::parked_at` of a transaction that is not waiting.
 const NOT_PARKED: Time = Time::MAX;
 
-/// What the table counted (reported as `ssd.mapping_cache`).
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct MappingCounters {
-    pub read_lookups: u64,
-    pub read_misses: u64,
-    pub write_lookups: u64,
-    pub write_misses: u64,
-    /// Misses served without a flash read (a departing page, or the last page not on flash).
-    pub misses_without_read: u64,
-    pub translation_reads: u64,
-    pub merge_reads: u64,
-    pub evictions: u64,
-    pub write_backs: u64,
-    pub translation_programs: u64,
-    pub translation_programs_never_run: u64,
-}
-
-impl MappingCounters {
-    fn minus(&self, o: &Self) -> Self {
-        MappingCounters {
-            read_lookups: self.read_lookups - o.read_lookups,
-            read_misses: self.read_misses - o.read_misses,
-            write_lookups: self.write_lookups - o.write_lookups,
-            write_misses: self.write_misses - o.write_misses,
-            misses_without_read: self.misses_without_read - o.misses_without_read,
-            translation_reads: self.translation_reads - o.translation_reads,
-            merge_reads: self.merge_reads - o.merge_reads,
-            evictions: self.evictions - o.evictions,
-            write_backs: self.write_backs - o.write_backs,
-            translation_programs: self.translation_programs - o.translation_programs,
-            translation_programs_never_run: self.translation_programs_never_run - o.translation_programs_never_run,
-        }
+counters! {
+    /// What the table counted (reported as `ssd.mapping_cache`).
+    pub(super) struct MappingCounters {
+        pub read_lookups: u64,
+        pub read_misses: u64,
+        pub write_lookups: u64,
+        pub write_misses: u64,
+        /// Misses served without a flash read (a departing page, or the last page not on flash).
+        pub misses_without_read: u64,
+        pub translation_reads: u64,
+        pub merge_reads: u64,
+        pub evictions: u64,
+        pub write_backs: u64,
+        pub translation_programs: u64,
+        pub translation_programs_never_run: u64,
     }
 }
 
