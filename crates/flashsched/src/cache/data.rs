@@ -105,34 +105,48 @@ impl DataCache {
     }
 
     fn put(&mut self, lpn: Lpn, sectors: u64, state: SlotState, version: u32) -> Insert {
-        if let Some(&s) = self.map.get(&lpn) {
-            let slot = &mut self.slots[s as usize];
-            slot.sectors |= sectors;
-            if state == SlotState::Dirty {
-                // A write over a page being written back: dirty again, and the program under way
-                // no longer holds its newest data.
-                slot.state = SlotState::Dirty;
-                slot.version = version;
+        use std::collections::hash_map::Entry;
+        // The slot a new page would take, chosen before the lookup so that a miss (nearly every
+        // write of a large working set) costs one lookup and, when full, one removal.
+        let full = self.free.is_empty() && self.slots.len() as u32 >= self.capacity;
+        let victim = if full { Some(self.policy.victim(&|_| true).expect("a full cache has a page to evict")) } else { None };
+        let s = match self.map.entry(lpn) {
+            Entry::Occupied(o) => {
+                let s = *o.get();
+                let slot = &mut self.slots[s as usize];
+                slot.sectors |= sectors;
+                if state == SlotState::Dirty {
+                    // A write over a page being written back: dirty again, and the program under
+                    // way no longer holds its newest data.
+                    slot.state = SlotState::Dirty;
+                    slot.version = version;
+                }
+                self.policy.touched(s);
+                return Insert::Hit;
             }
-            self.policy.touched(s);
-            return Insert::Hit;
-        }
-        let mut out = Insert::Placed;
-        let s = if let Some(s) = self.free.pop() {
-            s
-        } else if (self.slots.len() as u32) < self.capacity {
-            self.slots.push(Slot { lpn, sectors: 0, state: SlotState::Clean, version: 0 });
-            self.slots.len() as u32 - 1
-        } else {
-            let v = self.policy.victim(&|_| true).expect("a full cache has a page to evict");
-            let old = self.slots[v as usize];
-            self.map.remove(&old.lpn);
-            self.policy.removed(v);
-            out = Insert::Evicted { lpn: old.lpn, sectors: old.sectors, state: old.state, version: old.version };
-            v
+            Entry::Vacant(v) => {
+                let s = match victim {
+                    Some(s) => s,
+                    None => match self.free.pop() {
+                        Some(s) => s,
+                        None => {
+                            self.slots.push(Slot { lpn, sectors: 0, state: SlotState::Clean, version: 0 });
+                            self.slots.len() as u32 - 1
+                        }
+                    },
+                };
+                v.insert(s);
+                s
+            }
         };
+        let mut out = Insert::Placed;
+        if victim.is_some() {
+            let old = self.slots[s as usize];
+            self.map.remove(&old.lpn);
+            self.policy.removed(s);
+            out = Insert::Evicted { lpn: old.lpn, sectors: old.sectors, state: old.state, version: old.version };
+        }
         self.slots[s as usize] = Slot { lpn, sectors, state, version };
-        self.map.insert(lpn, s);
         self.policy.inserted(s);
         out
     }

@@ -137,6 +137,7 @@ impl Cache {
         let slots = (s.capacity_bytes / page_size).max(1) as u32;
         let policy = evict::build(&s.eviction, slots);
         let sectors_per_page = page_size / SECTOR;
+        let limit = if s.writeback_limit_bytes == 0 { planes * sectors_per_page } else { s.writeback_limit_bytes / SECTOR };
         Some(Cache {
             data: DataCache::new(slots, policy),
             fill_reads: s.mode == CacheMode::ReadWrite,
@@ -144,9 +145,10 @@ impl Cache {
             dram_free: 0,
             jobs: Slab::default(),
             in_flight: 0,
-            limit: if s.writeback_limit_bytes == 0 { planes * sectors_per_page } else { s.writeback_limit_bytes / SECTOR },
+            limit,
             waiting: VecDeque::new(),
-            evicted: s.evicted_readable.then(FxHashMap::default),
+            // (Sized for the most programs the write-back limit lets be in flight: no growth.)
+            evicted: s.evicted_readable.then(|| FxHashMap::with_capacity_and_hasher(limit.min(1 << 16) as usize, Default::default())),
             filter: s.cold_write_through.then(|| (rustc_hash::FxHashSet::default(), None)),
             programs: Vec::new(),
             in_programs: 0,
@@ -195,14 +197,17 @@ impl Cache {
     /// `version` of `lpn` left its slot with `sectors` and a program of it is (or will be) under
     /// way: readable from DRAM until that program ends (`cache.evicted_readable`).
     fn evicted_add(&mut self, lpn: Lpn, sectors: u64, version: u32) {
+        use std::collections::hash_map::Entry;
         let Some(e) = self.evicted.as_mut() else { return };
-        match e.get_mut(&lpn) {
-            Some(f) => {
+        // (One hash lookup: this runs for nearly every page a write evicts.)
+        match e.entry(lpn) {
+            Entry::Occupied(mut o) => {
+                let f = o.get_mut();
                 let old = std::mem::replace(&mut f.newest, (sectors, version));
                 f.older.push(old);
             }
-            None => {
-                e.insert(lpn, InFlight { newest: (sectors, version), older: Vec::new() });
+            Entry::Vacant(v) => {
+                v.insert(InFlight { newest: (sectors, version), older: Vec::new() });
             }
         }
     }
@@ -210,13 +215,15 @@ impl Cache {
     /// The program of `version` of `lpn` ended: its DRAM copy, if the page had been evicted, is
     /// gone.
     fn evicted_done(&mut self, lpn: Lpn, version: u32) {
+        use std::collections::hash_map::Entry;
         let Some(e) = self.evicted.as_mut() else { return };
-        let Some(f) = e.get_mut(&lpn) else { return };
+        let Entry::Occupied(mut o) = e.entry(lpn) else { return };
+        let f = o.get_mut();
         if f.newest.1 == version {
             match f.older.pop() {
-                Some(o) => f.newest = o,
+                Some(old) => f.newest = old,
                 None => {
-                    e.remove(&lpn);
+                    o.remove();
                 }
             }
         } else {

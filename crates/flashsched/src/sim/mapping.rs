@@ -11,9 +11,7 @@
 //! arrival order, as host transactions of their kind (MQSim serves its `MappingReadTRQueue`
 //! before user reads; flashsched's transaction schedulers do not single them out).
 
-use rustc_hash::{FxHashMap, FxHashSet};
-
-use super::txn::{ReqId, Txn, TxnId, TxnKind};
+use super::txn::{ReqId, Slab, Txn, TxnId, TxnKind};
 use super::{Origin, Req, Simulator};
 use crate::cache::mapping::{Lookup, MappingCache};
 use crate::config::Settings;
@@ -22,6 +20,9 @@ use crate::nand::{Lpn, NONE};
 
 /// `Mapping::parked_at` of a transaction that is not waiting.
 const NOT_PARKED: Time = Time::MAX;
+
+/// No list (`Mapping::arriving`).
+const NIL: u32 = u32::MAX;
 
 counters! {
     /// What the table counted (reported as `ssd.mapping_cache`).
@@ -68,11 +69,15 @@ pub(super) struct Mapping {
     program: bool,
     clean_touches: bool,
     unwritten_read_dirty: bool,
-    /// Translation pages being read, with the transactions waiting for each.
-    arriving: FxHashMap<u32, Vec<TxnId>>,
+    /// Translation pages being read, with the transactions waiting for each: by translation page,
+    /// the index of its list in `lists` (`NIL`: not being read). (Vectors by page rather than
+    /// hash maps: there are few translation pages, and every miss asks.)
+    arriving: Vec<u32>,
+    lists: Slab<Vec<TxnId>>,
     /// Translation pages whose write-back was issued and never runs (`translation_writes =
-    /// "never"`): later misses on them need no read.
-    departing: FxHashSet<u32>,
+    /// "never"`), by page: later misses on them need no read. And how many there are.
+    departing: Vec<bool>,
+    departed: usize,
     /// By transaction: when it started waiting for its entry (`NOT_PARKED` if it is not), and
     /// how long it waited, until it completes (its `mapping` stage). Transaction ids are dense.
     parked_at: Vec<Time>,
@@ -81,8 +86,9 @@ pub(super) struct Mapping {
     /// Emptied waiting lists, for reuse; a reused buffer of evicted entries.
     spare_lists: Vec<Vec<TxnId>>,
     evicted: Vec<crate::cache::mapping::Evicted>,
-    /// The table's own requests in flight.
-    jobs: FxHashMap<ReqId, MapJob>,
+    /// The table's own requests in flight, by request id, and how many.
+    jobs: Vec<Option<MapJob>>,
+    in_jobs: usize,
     pub counters: MappingCounters,
     pub snapshot: MappingCounters,
 }
@@ -110,14 +116,17 @@ impl Mapping {
             program: m.program_translations,
             clean_touches: m.clean_touches,
             unwritten_read_dirty: m.unwritten_read_dirty,
-            arriving: FxHashMap::default(),
-            departing: FxHashSet::default(),
+            arriving: vec![NIL; pages as usize],
+            lists: Slab::default(),
+            departing: vec![false; pages as usize],
+            departed: 0,
             parked_at: Vec::new(),
             parked: 0,
             waited: Vec::new(),
             spare_lists: Vec::new(),
             evicted: Vec::new(),
-            jobs: FxHashMap::default(),
+            jobs: Vec::new(),
+            in_jobs: 0,
             counters: MappingCounters::default(),
             snapshot: MappingCounters::default(),
         })
@@ -131,22 +140,31 @@ impl Mapping {
         }
         self.parked_at[t as usize] = now;
         self.parked += 1;
-        match self.arriving.get_mut(&mvpn) {
-            Some(list) => list.push(t),
-            None => {
-                let mut list = self.spare_lists.pop().unwrap_or_default();
-                list.push(t);
-                self.arriving.insert(mvpn, list);
-            }
-        }
+        self.expect_read(mvpn);
+        let list = self.arriving[mvpn as usize];
+        self.lists.items[list as usize].push(t);
     }
 
     /// A read of translation page `mvpn` is under way (waiters or not).
     fn expect_read(&mut self, mvpn: u32) {
-        if !self.arriving.contains_key(&mvpn) {
+        if self.arriving[mvpn as usize] == NIL {
             let list = self.spare_lists.pop().unwrap_or_default();
-            self.arriving.insert(mvpn, list);
+            self.arriving[mvpn as usize] = self.lists.insert(list);
         }
+    }
+
+    /// Whether translation page `mvpn` is being read.
+    fn read_under_way(&self, mvpn: u32) -> bool {
+        self.arriving[mvpn as usize] != NIL
+    }
+
+    /// The request of the table's `id` is `job`.
+    fn add_job(&mut self, id: ReqId, job: MapJob) {
+        if self.jobs.len() <= id as usize {
+            self.jobs.resize(id as usize + 1, None);
+        }
+        self.jobs[id as usize] = Some(job);
+        self.in_jobs += 1;
     }
 
     /// Whether translation page `mvpn` is on flash (written at the start).
@@ -156,12 +174,12 @@ impl Mapping {
 
     /// At the end of a run: nothing waits and no request of the table's is in flight.
     pub fn check_drained(&self) -> Result<(), String> {
-        if !self.arriving.is_empty() || self.parked != 0 || !self.jobs.is_empty() {
+        if !self.lists.is_empty() || self.parked != 0 || self.in_jobs != 0 {
             return Err(format!(
                 "mapping cache not drained: {} translation pages being read, {} transactions waiting, {} requests in flight",
-                self.arriving.len(),
+                self.lists.in_flight(),
                 self.parked,
-                self.jobs.len()
+                self.in_jobs
             ));
         }
         Ok(())
@@ -190,7 +208,7 @@ impl Mapping {
             "write_backs": c.write_backs,
             "translation_programs": c.translation_programs,
             "translation_programs_never_run": c.translation_programs_never_run,
-            "departing_pages": self.departing.len(),
+            "departing_pages": self.departed,
         })
     }
 }
@@ -231,15 +249,15 @@ impl Simulator {
         match found {
             Lookup::Hit => {}
             Lookup::Waiting => {
-                debug_assert!(m.arriving.contains_key(&mvpn), "a waiting entry's page is being read");
+                debug_assert!(m.read_under_way(mvpn), "a waiting entry's page is being read");
                 m.park(t, mvpn, self.now);
                 return;
             }
             Lookup::Miss => {
                 // MQSim's order (request_mapping_entry_for_lpn): a page not on flash, then a read
                 // under way, then a departing page, then a read of its own.
-                let read_under_way = m.arriving.contains_key(&mvpn);
-                let at_once = !m.on_flash(mvpn) || (!read_under_way && m.departing.contains(&mvpn));
+                let read_under_way = m.read_under_way(mvpn);
+                let at_once = !m.on_flash(mvpn) || (!read_under_way && m.departing[mvpn as usize]);
                 let mut evicted = std::mem::take(&mut m.evicted);
                 evicted.clear();
                 m.cmt.reserve(lpn, !at_once, &mut evicted);
@@ -291,7 +309,9 @@ impl Simulator {
         if !m.program {
             // Issued, never run (MQSim): the page departs for good.
             m.counters.translation_programs_never_run += 1;
-            m.departing.insert(mvpn);
+            if !std::mem::replace(&mut m.departing[mvpn as usize], true) {
+                m.departed += 1;
+            }
         }
         if on_flash {
             // Misses on the page meanwhile wait for this read (MQSim's ArrivingMappingEntries).
@@ -314,7 +334,7 @@ impl Simulator {
         let ppn = self.ftl.lookup(lpn).expect("translation pages on flash are mapped");
         let plane = self.layout.plane_of(ppn);
         let id = self.reqs.insert(Req::internal(now, Origin::Mapping, lpn as u64 * self.page_size, bytes));
-        self.mapping.as_mut().unwrap().jobs.insert(id, job);
+        self.mapping.as_mut().unwrap().add_job(id, job);
         let t = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, ppn, plane, self.layout.die_of_plane(plane), bytes as u32, now));
         self.txns.get_mut(t).place = super::txn::Placement::Mapping;
         let r = &mut self.reqs.items[id as usize];
@@ -331,7 +351,7 @@ impl Simulator {
         let plane = self.alloc.home_plane(mvpn as u64);
         let ps = self.page_size;
         let id = self.reqs.insert(Req::internal(now, Origin::Mapping, lpn as u64 * ps, ps));
-        self.mapping.as_mut().unwrap().jobs.insert(id, MapJob::Program(mvpn));
+        self.mapping.as_mut().unwrap().add_job(id, MapJob::Program(mvpn));
         let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, self.layout.die_of_plane(plane), ps as u32, now));
         self.txns.get_mut(t).place = super::txn::Placement::Mapping;
         let r = &mut self.reqs.items[id as usize];
@@ -343,7 +363,8 @@ impl Simulator {
     pub(super) fn mapping_request_done(&mut self, id: ReqId) {
         self.reqs.remove(id);
         let m = self.mapping.as_mut().unwrap();
-        let job = m.jobs.remove(&id).expect("every mapping request has its job");
+        let job = m.jobs[id as usize].take().expect("every mapping request has its job");
+        m.in_jobs -= 1;
         match job {
             MapJob::Read(mvpn) => self.translation_arrived(mvpn),
             MapJob::MergeRead(mvpn) => {
@@ -360,17 +381,26 @@ impl Simulator {
     /// them all at the first read of the page to end).
     fn translation_arrived(&mut self, mvpn: u32) {
         let now = self.now;
-        let Some(mut waiting) = self.mapping.as_mut().unwrap().arriving.remove(&mvpn) else { return };
+        let m = self.mapping.as_mut().unwrap();
+        let list = std::mem::replace(&mut m.arriving[mvpn as usize], NIL);
+        if list == NIL {
+            return;
+        }
+        let mut waiting = std::mem::take(&mut m.lists.items[list as usize]);
+        m.lists.remove(list);
         for &t in &waiting {
             let m = self.mapping.as_mut().unwrap();
             let since = std::mem::replace(&mut m.parked_at[t as usize], NOT_PARKED);
             debug_assert_ne!(since, NOT_PARKED, "a waiting transaction was parked");
             m.parked -= 1;
             m.waited[t as usize] = now - since;
-            let lpn = self.txns.get(t).lpn;
-            m.cmt.arrived(lpn);
-            if self.txns.get(t).kind == TxnKind::HostRead {
-                // Where the page is now (it may have been written or moved meanwhile).
+            let (lpn, write) = (self.txns.get(t).lpn, self.txns.get(t).kind == TxnKind::HostWrite);
+            // Valid now; a write changes it (`mapping_resolved`, in the same lookup).
+            m.cmt.arrived(lpn, write);
+            if !write {
+                // Where the page is now (it may have been written or moved meanwhile). A read of
+                // a never-written page makes its entry dirty here with `unwritten_read_dirty`,
+                // as `mapping_resolved` would.
                 let (ppn, plane) = match self.ftl.lookup(lpn) {
                     Some(p) => (p, self.layout.plane_of(p)),
                     None => {
@@ -388,8 +418,6 @@ impl Simulator {
                 let x = self.txns.get_mut(t);
                 (x.ppn, x.plane, x.die) = (ppn, plane, die);
             }
-            let txn = *self.txns.get(t);
-            self.mapping_resolved(&txn);
             // A piece of a request that went to the device queue already (or of one whose every
             // page waited): it continues its request, as a read-modify-write's write does, rather
             // than being admitted as a request of its own (the transactions of one translation
