@@ -6,6 +6,8 @@
 //!   MQSim does (`Formula::Mqsim`, not monotonic in the size).
 //! - [`DataCache`]: the logical pages it holds, the sectors of each, clean, dirty or being written
 //!   back to flash; which page to evict is an eviction policy's choice ([`evict`]).
+//! - [`SectorBuffer`]: SSDSim's buffer, nodes of the sectors written to each page, counted in
+//!   sectors.
 //! - [`mapping::MappingCache`]: the mapping entries cached (DFTL-style), waiting for their
 //!   translation page or valid, clean or dirty.
 
@@ -13,5 +15,7 @@ mod data;
 pub mod dram;
 pub mod evict;
 pub mod mapping;
+mod sectors;
 
 pub use data::{DataCache, Insert, SlotState};
+pub use sectors::{Departed, SectorBuffer};

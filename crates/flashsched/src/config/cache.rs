@@ -14,6 +14,8 @@ pub enum CacheMode {
     Write,
     /// Writes, and pages read from flash (MQSim's WRITE_READ_CACHE).
     ReadWrite,
+    /// SSDSim's buffer: sector-counted nodes, a flat 1 us, writes waiting for their evictions.
+    Ssdsim,
 }
 
 /// `cache.*`, resolved.
@@ -36,6 +38,7 @@ impl CacheSettings {
             mode: match r.str("cache.mode") {
                 "write" => CacheMode::Write,
                 "read_write" => CacheMode::ReadWrite,
+                "ssdsim" => CacheMode::Ssdsim,
                 _ => CacheMode::Off,
             },
             capacity_bytes: r.bytes("cache.capacity"),
@@ -101,6 +104,21 @@ impl MappingCacheSettings {
     }
 }
 
+/// The keys of the data cache that SSDSim's buffer (`cache.mode = "ssdsim"`) has no use for.
+const SSDSIM_UNUSED: [&str; 11] = [
+    "cache.eviction",
+    "cache.writeback_limit",
+    "cache.evicted_readable",
+    "cache.cold_write_through",
+    "cache.dram.t_rcd",
+    "cache.dram.t_cl",
+    "cache.dram.t_rp",
+    "cache.dram.row_size",
+    "cache.dram.burst",
+    "cache.dram.clock_mhz",
+    "cache.dram.formula",
+];
+
 /// The configuration errors of the data cache, with their key paths.
 pub fn validate(s: &Settings, err: &mut dyn FnMut(&str, String)) {
     let m = &s.mapping_cache;
@@ -136,6 +154,18 @@ pub fn validate(s: &Settings, err: &mut dyn FnMut(&str, String)) {
     }
     if ps / 512 > 64 {
         err("cache.mode", format!("the data cache keeps a 64-bit map of each page's 512-byte sectors: pages of at most 32 KiB (device.geometry.page_size is {ps})"));
+    }
+    if c.mode == CacheMode::Ssdsim {
+        // SSDSim's buffer has none of these: a value given for one would be ignored.
+        // (A value other than the default, given by the user: a compatibility profile or a
+        // preset sets these for the page cache, and a saved configuration spells out defaults.)
+        for key in SSDSIM_UNUSED {
+            let origin = s.resolved.origin(key);
+            if !s.resolved.is_default(key) && !origin.starts_with("compat ") && !origin.starts_with("preset ") {
+                err(key, format!("does not apply to cache.mode = \"ssdsim\" (SSDSim's buffer has no such setting; set by {origin})"));
+            }
+        }
+        return;
     }
     if c.writeback_limit_bytes != 0 && c.writeback_limit_bytes < ps {
         err("cache.writeback_limit", format!("must let at least one page of {ps} bytes be written back (got {}; 0 means one page per plane)", c.writeback_limit_bytes));

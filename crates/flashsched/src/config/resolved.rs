@@ -86,6 +86,12 @@ impl ResolvedMap {
     pub fn origin(&self, path: &str) -> &str {
         &self.values[path].1
     }
+    /// Whether `path` holds its key's default value (wherever the value came from: a saved
+    /// configuration spells out every default).
+    pub fn is_default(&self, path: &str) -> bool {
+        let spec = super::keys::find(path).unwrap_or_else(|| panic!("no config key {path}"));
+        convert(spec.kind, &super::options::parse_scalar(spec.default)).is_ok_and(|d| d.to_toml_literal() == self.get(path).to_toml_literal())
+    }
     pub fn int(&self, path: &str) -> i64 {
         match self.get(path) { Resolved::Int(i) => *i, r => panic!("{path} is {r:?}") }
     }

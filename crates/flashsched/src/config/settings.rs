@@ -703,6 +703,11 @@ mod tests {
             o.set(set).unwrap();
         }
         cases.push(o);
+        // SSDSim's buffer refuses the page cache's keys set to other values, not their defaults
+        // spelled out.
+        let mut o = Options::from_preset("tiny").unwrap();
+        o.set("cache.mode=\"ssdsim\"").unwrap();
+        cases.push(o);
         for o in cases {
             let s = Settings::from_options(&o).unwrap();
             let text = s.resolved.to_toml();

@@ -702,7 +702,7 @@ impl Simulator {
                     // stream may not write again soon, and GC must be able to take the block.
                     self.ftl.close_if_full(txn.plane, self.layout.block_of(txn.ppn));
                 }
-                if self.ack_at_data_in && self.reqs.items[txn.req as usize].origin == super::Origin::Host {
+                if self.ack_at_data_in && self.acked.get_mut(t as usize).is_some_and(std::mem::take) {
                     // Acknowledged when its data-in ended (`ack_write`).
                     self.txns.remove(t);
                 } else {

@@ -15,7 +15,7 @@ use super::event::Ev;
 use super::txn::{ReqId, Slab};
 use super::{Origin, Req, Simulator};
 use crate::cache::dram::Dram;
-use crate::cache::{evict, DataCache, Insert, SlotState};
+use crate::cache::{evict, DataCache, Insert, SectorBuffer, SlotState};
 use crate::config::cache::{CacheMode, CacheSettings};
 use crate::engine::Time;
 use crate::nand::Lpn;
@@ -30,19 +30,25 @@ const FILTER_RESET_NS: u64 = 1_000_000_000;
 
 /// One program the cache sends to flash.
 #[derive(Debug, Clone, Copy)]
-struct CacheProgram {
-    lpn: Lpn,
-    sectors: u64,
+pub(super) struct CacheProgram {
+    pub lpn: Lpn,
+    pub sectors: u64,
     /// The page's version it writes (`DataCache::write`).
     version: u32,
     /// A write-back of an evicted page (its slot is gone), rather than of a page that stays
     /// cached (a flush, or a write-through).
-    evicted: bool,
+    pub evicted: bool,
     /// A write-through (`cold_write_through`): MQSim drops its page when it is done.
     through: bool,
     /// Issue order, for flush requests: a flush completes once every program issued up to it has.
-    seq: u64,
+    pub seq: u64,
+    /// The host request that waits for it (`NO_HOST`: none): SSDSim's buffer (`cache.mode =
+    /// "ssdsim"`) completes a write that pushed pages out when their programs are done.
+    pub host: ReqId,
 }
+
+/// `CacheProgram::host` of a program no host request waits for.
+pub(super) const NO_HOST: ReqId = ReqId::MAX;
 
 /// The programs of an evicted page still under way: the newest one's (sectors, version), which a
 /// read finds, and any older ones (rare: a page evicted again before its first write-back ended;
@@ -55,7 +61,7 @@ struct InFlight {
 
 /// What a DRAM transfer was for.
 #[derive(Debug)]
-enum DramJob {
+pub(super) enum DramJob {
     /// A host request's sectors (a write into the cache, or the hits of a read).
     Request(ReqId),
     /// Pages leaving for flash: their data read out of the DRAM, then programmed.
@@ -92,13 +98,15 @@ counters! {
 /// The data cache's state in a run.
 pub(super) struct Cache {
     pub data: DataCache,
+    /// SSDSim's buffer (`cache.mode = "ssdsim"`), which takes the place of `data`.
+    pub sectors: Option<SectorBuffer>,
     fill_reads: bool,
     dram: Dram,
     /// When the DRAM channel finishes the transfers asked for so far.
     dram_free: Time,
-    jobs: Slab<DramJob>,
+    pub jobs: Slab<DramJob>,
     /// Sectors of cache programs in flight (MQSim's `back_pressure_buffer_depth`), and the most.
-    in_flight: u64,
+    pub in_flight: u64,
     limit: u64,
     /// Host writes waiting for room under the limit, with the index of the next of their pages
     /// to take in (MQSim's `waiting_user_requests_queue_for_dram_free_slot`).
@@ -110,15 +118,15 @@ pub(super) struct Cache {
     /// clock before the trace's first arrival, where flashsched's starts at it).
     filter: Option<(rustc_hash::FxHashSet<Lpn>, Option<Time>)>,
     /// What each of the cache's own write requests in flight programs, by request id.
-    programs: Vec<Option<CacheProgram>>,
+    pub programs: Vec<Option<CacheProgram>>,
     in_programs: usize,
     /// Programs by sequence number from `done_below` on: whether each is done (a flush waits
     /// until every program before it is, `done_below` passing its last); and flush requests
     /// waiting, with the last sequence number issued before them.
     done: VecDeque<bool>,
     done_below: u64,
-    next_seq: u64,
-    flushes: Vec<(ReqId, u64)>,
+    pub next_seq: u64,
+    pub flushes: Vec<(ReqId, u64)>,
     /// By host request: when the cache took it (its `cache` stage starts).
     started: Vec<Time>,
     /// Emptied lists of programs, for reuse (a write evicting pages makes one each time).
@@ -134,12 +142,15 @@ impl Cache {
         if s.mode == CacheMode::Off {
             return None;
         }
-        let slots = (s.capacity_bytes / page_size).max(1) as u32;
+        let ssdsim = s.mode == CacheMode::Ssdsim;
+        // (SSDSim's buffer keeps no page slots: an unused cache of one.)
+        let slots = if ssdsim { 1 } else { (s.capacity_bytes / page_size).max(1) as u32 };
         let policy = evict::build(&s.eviction, slots);
         let sectors_per_page = page_size / SECTOR;
         let limit = if s.writeback_limit_bytes == 0 { planes * sectors_per_page } else { s.writeback_limit_bytes / SECTOR };
         Some(Cache {
             data: DataCache::new(slots, policy),
+            sectors: ssdsim.then(|| SectorBuffer::new(s.capacity_bytes / SECTOR)),
             fill_reads: s.mode == CacheMode::ReadWrite,
             dram: s.dram,
             dram_free: 0,
@@ -148,8 +159,8 @@ impl Cache {
             limit,
             waiting: VecDeque::new(),
             // (Sized for the most programs the write-back limit lets be in flight: no growth.)
-            evicted: s.evicted_readable.then(|| FxHashMap::with_capacity_and_hasher(limit.min(1 << 16) as usize, Default::default())),
-            filter: s.cold_write_through.then(|| (rustc_hash::FxHashSet::default(), None)),
+            evicted: (s.evicted_readable && !ssdsim).then(|| FxHashMap::with_capacity_and_hasher(limit.min(1 << 16) as usize, Default::default())),
+            filter: (s.cold_write_through && !ssdsim).then(|| (rustc_hash::FxHashSet::default(), None)),
             programs: Vec::new(),
             in_programs: 0,
             done: VecDeque::new(),
@@ -169,7 +180,7 @@ impl Cache {
     }
 
     /// Request `id` reaches the cache now.
-    fn start(&mut self, id: ReqId, now: Time) {
+    pub fn start(&mut self, id: ReqId, now: Time) {
         if self.started.len() <= id as usize {
             self.started.resize(id as usize + 1, 0);
         }
@@ -187,11 +198,11 @@ impl Cache {
         self.dram_free
     }
 
-    fn program(&mut self, lpn: Lpn, sectors: u64, version: u32, evicted: bool) -> CacheProgram {
+    pub fn program(&mut self, lpn: Lpn, sectors: u64, version: u32, evicted: bool) -> CacheProgram {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.done.push_back(false);
-        CacheProgram { lpn, sectors, version, evicted, through: false, seq }
+        CacheProgram { lpn, sectors, version, evicted, through: false, seq, host: NO_HOST }
     }
 
     /// `version` of `lpn` left its slot with `sectors` and a program of it is (or will be) under
@@ -261,20 +272,28 @@ impl Cache {
         Ok(())
     }
 
+    /// Programs issued and not yet done.
+    pub fn pending(&self) -> usize {
+        self.done.len()
+    }
+
     /// Memory the cache's bookkeeping holds, bytes.
     pub fn memory_bytes(&self) -> usize {
-        self.data.memory_bytes() + self.programs.capacity() * std::mem::size_of::<Option<CacheProgram>>() + self.done.capacity()
+        self.sectors.as_ref().map_or(0, |b| b.memory_bytes()) + self.data.memory_bytes() + self.programs.capacity() * std::mem::size_of::<Option<CacheProgram>>() + self.done.capacity()
     }
 
     /// `ssd.cache` of the report.
     pub fn report(&self) -> serde_json::Value {
         let c = self.counters.minus(&self.snapshot);
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { (a as f64 / b as f64 * 1e6).round() / 1e6 };
+        let (buffer_sectors, sectors_end) = self.sectors.as_ref().map_or((0, 0), |b| (b.max_sectors(), b.sectors()));
         serde_json::json!({
-            "slots": self.data.capacity(),
+            "slots": if self.sectors.is_some() { 0 } else { self.data.capacity() },
+            "buffer_sectors": buffer_sectors,
+            "buffered_sectors_end": sectors_end,
             "memory_bytes": self.memory_bytes(),
             "eviction": self.data.policy(),
-            "writeback_limit_sectors": self.limit,
+            "writeback_limit_sectors": if self.sectors.is_some() { 0 } else { self.limit },
             "read_pages": c.read_pages,
             "read_hits": c.read_hits,
             "read_partial_hits": c.read_partial_hits,
@@ -292,7 +311,7 @@ impl Cache {
             "dram_transfers": c.dram_transfers,
             "dram_bytes": c.dram_bytes,
             "dram_busy_ns": c.dram_busy_ns,
-            "dirty_pages_end": self.data.dirty().len(),
+            "dirty_pages_end": self.sectors.as_ref().map_or_else(|| self.data.dirty().len(), |b| b.len()),
         })
     }
 }
@@ -343,6 +362,11 @@ impl Simulator {
             // again meanwhile, its slot is left as it is.)
             c.data.flush_done(p.lpn, p.version, p.through);
         }
+        if p.host != NO_HOST {
+            // SSDSim's buffer: the write that pushed this page out completes with it.
+            self.cache_sub_done(p.host);
+        }
+        let c = self.cache.as_mut().unwrap();
         // Flushes waiting for every program issued before them.
         if !c.flushes.is_empty() {
             let oldest = c.done_below;
@@ -369,6 +393,9 @@ impl Simulator {
 
     /// Send a host write request into the cache (from `split`).
     pub(super) fn cache_write(&mut self, id: ReqId) {
+        if self.cache.as_ref().unwrap().sectors.is_some() {
+            return self.buffer_write(id);
+        }
         self.cache.as_mut().unwrap().start(id, self.now);
         // One count for the pages still to take in; each DRAM transfer adds its own.
         self.reqs.items[id as usize].subs_left = 1;
@@ -480,7 +507,7 @@ impl Simulator {
 
     /// One part of host request `id` served by the cache is done (its pages all taken in, or a
     /// DRAM transfer of it ended): the request completes with its last part.
-    fn cache_sub_done(&mut self, id: ReqId) {
+    pub(super) fn cache_sub_done(&mut self, id: ReqId) {
         let now = self.now;
         let start = self.cache.as_ref().unwrap().started[id as usize];
         let r = &mut self.reqs.items[id as usize];
@@ -514,11 +541,14 @@ impl Simulator {
 
     /// Send one cache program to flash: a write request of the cache's own, split and queued
     /// like a host write's, that no host waits for.
-    fn issue_cache_program(&mut self, p: CacheProgram) {
+    pub(super) fn issue_cache_program(&mut self, p: CacheProgram) {
         let now = self.now;
         let ps = self.page_size;
         let lo = p.sectors.trailing_zeros() as u64;
-        let hi = 64 - p.sectors.leading_zeros() as u64;
+        // SSDSim's sub-request moves the sectors its node holds (size(stored)), not their span.
+        // (As a run from the node's first sector: the FTL keeps no map of a page's sectors, so
+        // only their count matters.)
+        let hi = if self.cache.as_ref().unwrap().sectors.is_some() { lo + p.sectors.count_ones() as u64 } else { 64 - p.sectors.leading_zeros() as u64 };
         let req = Req::internal(now, Origin::CacheProgram, p.lpn as u64 * ps + lo * SECTOR, (hi - lo) * SECTOR);
         let id = self.reqs.insert(req);
         let c = self.cache.as_mut().unwrap();
@@ -540,7 +570,10 @@ impl Simulator {
     pub(super) fn cache_read_page(&mut self, lpn: Lpn, sectors: u64) -> u64 {
         let c = self.cache.as_mut().unwrap();
         c.counters.read_pages += 1;
-        let held = c.read(lpn, sectors);
+        let held = match c.sectors.as_mut() {
+            Some(b) => b.read(lpn, sectors),
+            None => c.read(lpn, sectors),
+        };
         if held == sectors {
             c.counters.read_hits += 1;
         } else if held != 0 {
@@ -562,7 +595,8 @@ impl Simulator {
     pub(super) fn cache_read_hits(&mut self, id: ReqId, sectors: u64) {
         let now = self.now;
         let c = self.cache.as_mut().unwrap();
-        let end = c.transfer(now, sectors * SECTOR);
+        // SSDSim's buffer serves a request it holds whole in a flat 1 us (no DRAM timing).
+        let end = if c.sectors.is_some() { now + super::buffer::BUFFER_HIT_NS } else { c.transfer(now, sectors * SECTOR) };
         let job = c.jobs.insert(DramJob::Request(id));
         c.start(id, now);
         self.events.push(end, Ev::CacheDram(job));
@@ -613,6 +647,9 @@ impl Simulator {
     /// programs); the flush completes once those and every cache program issued before are done.
     pub(super) fn cache_flush(&mut self, id: ReqId) {
         let now = self.now;
+        if self.cache.as_ref().unwrap().sectors.is_some() {
+            return self.buffer_flush(id);
+        }
         let c = self.cache.as_mut().unwrap();
         c.start(id, now);
         c.counters.flush_requests += 1;
@@ -643,6 +680,9 @@ impl Simulator {
     /// A trimmed page leaves the cache (a later eviction must not write its old data back).
     pub(super) fn cache_trim(&mut self, lpn: Lpn) {
         if let Some(c) = self.cache.as_mut() {
+            if let Some(b) = c.sectors.as_mut() {
+                b.remove(lpn);
+            }
             c.data.remove(lpn);
             if let Some(e) = c.evicted.as_mut() {
                 e.remove(&lpn);

@@ -110,14 +110,25 @@ impl Simulator {
     /// the transaction is freed when the program ends.
     pub(super) fn ack_write(&mut self, t: TxnId) {
         let mut txn = *self.txns.get(t);
-        if self.reqs.items[txn.req as usize].origin != super::Origin::Host {
-            // The controller's own programs are done when they are programmed (a flush waits for
-            // them, a write-back limit counts them): at the program's end (`finish_txn`).
-            return;
+        match self.reqs.items[txn.req as usize].origin {
+            super::Origin::Host => {}
+            super::Origin::CacheProgram => {
+                // The controller's own programs are done when they are programmed (a flush waits
+                // for them, a write-back limit counts them): at the program's end
+                // (`finish_txn`). A host write waiting for one (SSDSim's buffer) is not.
+                return self.cache_program_acked(txn.req);
+            }
+            super::Origin::Mapping => return,
         }
         if self.tsu_observes {
             self.tsu.host_txn_done(t, &txn, self.now);
         }
+        // (Its request may be done, and its id reused, before the program ends: the program's
+        // end asks this mark, not the request, whether it was acknowledged.)
+        if self.acked.len() <= t as usize {
+            self.acked.resize(t as usize + 1, false);
+        }
+        self.acked[t as usize] = true;
         txn.array = 0;
         let mapping = self.mapping_wait(t);
         self.sub_request_done(&txn, mapping);

@@ -334,7 +334,9 @@ impl Simulator {
                 }
             }
         }
-        let dram = u32::from(hit_sectors > 0);
+        // (SSDSim's buffer times only a request it serves whole; the page cache moves the hits
+        // in a DRAM transfer.)
+        let dram = u32::from(hit_sectors > 0 && (subs == 0 || self.cache.as_ref().is_some_and(|c| c.sectors.is_none())));
         let r = &mut self.reqs.items[id as usize];
         (r.subs_left, r.unqueued, r.subs) = (subs + dram, subs, subs - rmw_reads);
         if dram > 0 {

@@ -13,6 +13,7 @@ mod admission;
 mod arbiter;
 mod turns;
 mod backend;
+mod buffer;
 mod cache;
 mod chip;
 mod complete;
@@ -342,6 +343,9 @@ pub struct Simulator {
     rmw_waiting: rustc_hash::FxHashMap<TxnId, TxnId>,
     /// `device.write_ack = "data_in"`: host writes complete when their data-in ends.
     ack_at_data_in: bool,
+    /// With `ack_at_data_in`: by transaction, host writes acknowledged at their data-in whose
+    /// program has not ended.
+    acked: Vec<bool>,
     /// `device.channel.data_out = "page"`: reads move whole pages.
     read_whole_pages: bool,
     /// The host interface (`host.link`).
@@ -489,6 +493,7 @@ impl Simulator {
             pick_scratch: Vec::new(),
             link: link::HostLink::new(s),
             ack_at_data_in: s.resolved.str("device.write_ack") == "data_in",
+            acked: Vec::new(),
             read_whole_pages: s.resolved.str("device.channel.data_out") == "page",
             rmw: s.resolved.str("ftl.partial_writes") == "read_modify_write",
             update_read: s.resolved.str("ftl.partial_writes") == "update_read",

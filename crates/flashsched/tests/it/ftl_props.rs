@@ -44,17 +44,24 @@ fn cases() -> u32 {
     std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
-/// The controller's DRAM: the data cache off, or on in either mode with a few pages (evictions
-/// are frequent), a small write-back limit, with or without MQSim's hot/cold filter and readable
-/// evicted pages; the mapping table whole in DRAM, or cached in a few entries, with each of
-/// MQSim's behaviours on or off; and reads of never-written pages read, skipped or mapped.
+/// The controller's DRAM: the data cache off, or on in any mode with a few pages (evictions are
+/// frequent), a small write-back limit, with or without MQSim's hot/cold filter and readable
+/// evicted pages (SSDSim's buffer has none of those three); the mapping table whole in DRAM, or
+/// cached in a few entries, with each of MQSim's behaviours on or off; reads of never-written pages read, skipped or mapped; and
+/// writes done at their program or their data-in, partial pages written as each mode does.
 fn cache_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
-    let data = (prop::sample::select(vec!["off", "write", "read_write"]), 1u64..24, 0u64..4, any::<bool>(), any::<bool>());
+    let data = (prop::sample::select(vec!["off", "write", "read_write", "ssdsim"]), 1u64..24, 0u64..4, any::<bool>(), any::<bool>());
     let mapping = (prop::sample::select(vec![0u64, 0, 1, 4, 32]), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), prop::sample::select(vec![0u64, 256]));
     let unmapped = prop::sample::select(vec!["flash", "skip", "map"]);
-    (data, mapping, unmapped).prop_map(|((mode, pages, limit, cold, readable), (entries, never, touches, dirty, last, tentry), unmapped)| {
-        vec![
+    // When a write counts as done (SSDSim's buffer completes a write at its evictions' data-in),
+    // and how a partial page is written (a cache program may cover part of a page).
+    let writes = (prop::sample::select(vec!["program", "data_in"]), prop::sample::select(vec!["write_sectors", "read_modify_write", "update_read"]));
+    (data, mapping, unmapped, writes).prop_map(|((mode, pages, limit, cold, readable), (entries, never, touches, dirty, last, tentry), unmapped, (ack, partial))| {
+        let page_cache_only = ["cache.writeback_limit", "cache.cold_write_through", "cache.evicted_readable"];
+        let all = vec![
             ("ftl.unmapped_reads", format!("\"{unmapped}\"")),
+            ("device.write_ack", format!("\"{ack}\"")),
+            ("ftl.partial_writes", format!("\"{partial}\"")),
             ("cache.mode", format!("\"{mode}\"")),
             ("cache.capacity", (pages * 4096).to_string()),
             ("cache.writeback_limit", (limit * 4096).to_string()),
@@ -67,7 +74,8 @@ fn cache_settings() -> impl Strategy<Value = Vec<(&'static str, String)>> {
             ("ftl.mapping_cache.clean_touches", touches.to_string()),
             ("ftl.mapping_cache.unwritten_read_dirty", dirty.to_string()),
             ("ftl.mapping_cache.last_page_on_flash", last.to_string()),
-        ]
+        ];
+        all.into_iter().filter(|(k, _)| mode != "ssdsim" || !page_cache_only.contains(k)).collect()
     })
 }
 

@@ -27,6 +27,7 @@ mod vios;
 mod write_cache;
 mod mapping_cache;
 mod channel_turns;
+mod ssdsim_buffer;
 
 use std::io::Write;
 
