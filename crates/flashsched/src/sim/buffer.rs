@@ -13,7 +13,7 @@
 
 use super::cache::{DramJob, NO_HOST};
 use super::event::Ev;
-use super::txn::ReqId;
+use super::txn::{ReqId, TxnId};
 use super::Simulator;
 use crate::cache::Departed;
 
@@ -56,13 +56,16 @@ impl Simulator {
             return;
         }
         self.reqs.items[id as usize].subs_left = out.len() as u32;
-        for d in out {
-            let c = self.cache.as_mut().unwrap();
-            c.in_flight += d.sectors.count_ones() as u64;
-            let mut p = c.program(d.lpn, d.sectors, 0, true);
-            p.host = id;
-            self.issue_cache_program(p);
-        }
+        let progs: Vec<_> = out
+            .into_iter()
+            .map(|d| {
+                c.in_flight += d.sectors.count_ones() as u64;
+                let mut p = c.program(d.lpn, d.sectors, 0, true);
+                p.host = id;
+                p
+            })
+            .collect();
+        self.issue_cache_programs(&progs);
     }
 
     /// A flush request with SSDSim's buffer (SSDSim has none [INFER]: every node is written back
@@ -77,13 +80,15 @@ impl Simulator {
         c.sectors.as_mut().unwrap().drain(&mut out);
         c.counters.programs_flush += out.len() as u64;
         self.reqs.items[id as usize].subs_left = 1;
-        for d in out {
-            let c = self.cache.as_mut().unwrap();
-            c.in_flight += d.sectors.count_ones() as u64;
-            // (Not `evicted`: no slot of the page cache to clean when it ends.)
-            let p = c.program(d.lpn, d.sectors, 0, false);
-            self.issue_cache_program(p);
-        }
+        // (Not `evicted`: no slot of the page cache to clean when they end.)
+        let progs: Vec<_> = out
+            .into_iter()
+            .map(|d| {
+                c.in_flight += d.sectors.count_ones() as u64;
+                c.program(d.lpn, d.sectors, 0, false)
+            })
+            .collect();
+        self.issue_cache_programs(&progs);
         let c = self.cache.as_mut().unwrap();
         if c.pending() == 0 {
             self.cache_sub_done(id);
@@ -92,12 +97,12 @@ impl Simulator {
         }
     }
 
-    /// The data-in of cache request `id`'s page ended (`device.write_ack = "data_in"`): a host
-    /// write waiting for it (SSDSim's buffer) completes now, as SSDSim's sub-requests do; the
-    /// program itself is done at its end.
-    pub(super) fn cache_program_acked(&mut self, id: ReqId) {
+    /// The data-in of cache program transaction `t` ended (`device.write_ack = "data_in"`): a
+    /// host write waiting for it (SSDSim's buffer) completes now, as SSDSim's sub-requests do;
+    /// the program itself is done at its end.
+    pub(super) fn cache_program_acked(&mut self, t: TxnId) {
         let Some(c) = self.cache.as_mut() else { return };
-        let Some(p) = c.programs.get_mut(id as usize).and_then(|p| p.as_mut()) else { return };
+        let Some(p) = c.programs.get_mut(t as usize).and_then(|p| p.as_mut()) else { return };
         if p.host != NO_HOST {
             let host = std::mem::replace(&mut p.host, NO_HOST);
             self.cache_sub_done(host);

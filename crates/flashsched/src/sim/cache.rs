@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use rustc_hash::FxHashMap;
 
 use super::event::Ev;
-use super::txn::{ReqId, Slab};
+use super::txn::{ReqId, Slab, TxnId};
 use super::{Origin, Req, Simulator};
 use crate::cache::dram::Dram;
 use crate::cache::{evict, DataCache, Insert, SectorBuffer, SlotState};
@@ -117,7 +117,7 @@ pub(super) struct Cache {
     /// it may be cleared next (`None`: at the first write; MQSim's milestone starts at 0 and its
     /// clock before the trace's first arrival, where flashsched's starts at it).
     filter: Option<(rustc_hash::FxHashSet<Lpn>, Option<Time>)>,
-    /// What each of the cache's own write requests in flight programs, by request id.
+    /// What each of the cache's page transactions in flight programs, by transaction id.
     pub programs: Vec<Option<CacheProgram>>,
     in_programs: usize,
     /// Programs by sequence number from `done_below` on: whether each is done (a flush waits
@@ -341,12 +341,16 @@ fn sector_bits(lo: u64, hi: u64, base: u64) -> u64 {
 }
 
 impl Simulator {
-    /// The cache's request `id` is done: its program ended (whatever `device.write_ack` says).
-    pub(super) fn cache_request_done(&mut self, id: ReqId) {
-        debug_assert_eq!(self.reqs.items[id as usize].origin, Origin::CacheProgram);
-        self.reqs.remove(id);
-        let c = self.cache.as_mut().expect("cache requests come from the cache");
-        let p = c.programs[id as usize].take().expect("every cache request has its program");
+    /// Transaction `t`'s program, if it is one of the cache's, taken (it is ending).
+    #[inline]
+    pub(super) fn take_cache_program(&mut self, t: TxnId) -> Option<CacheProgram> {
+        self.cache.as_mut()?.programs.get_mut(t as usize)?.take()
+    }
+
+    /// Cache program `p` is done: its page's transaction ended (whatever `device.write_ack`
+    /// says).
+    pub(super) fn cache_program_done(&mut self, p: CacheProgram) {
+        let c = self.cache.as_mut().expect("cache programs come from the cache");
         c.in_programs -= 1;
         c.in_flight -= p.sectors.count_ones() as u64;
         c.done[(p.seq - c.done_below) as usize] = true;
@@ -492,9 +496,7 @@ impl Simulator {
                 *at = Some(now + FILTER_RESET_NS);
             }
         }
-        for &p in &through {
-            self.issue_cache_program(p);
-        }
+        self.issue_cache_programs(&through);
         through.clear();
         self.cache.as_mut().unwrap().spare.push(through);
         if page <= last {
@@ -529,9 +531,7 @@ impl Simulator {
         match j {
             DramJob::Request(id) => self.cache_sub_done(id),
             DramJob::Programs(mut ps) => {
-                for &p in &ps {
-                    self.issue_cache_program(p);
-                }
+                self.issue_cache_programs(&ps);
                 ps.clear();
                 self.cache.as_mut().unwrap().spare.push(ps);
             }
@@ -539,28 +539,44 @@ impl Simulator {
         }
     }
 
-    /// Send one cache program to flash: a write request of the cache's own, split and queued
-    /// like a host write's, that no host waits for.
-    pub(super) fn issue_cache_program(&mut self, p: CacheProgram) {
+    /// Send cache programs to flash: one write request of the cache's own for the set (a write's
+    /// evictions or write-throughs, a flush's pages: MQSim hands each such set to the FTL at
+    /// once), split and queued page by page like a host write's, in order; no host waits for
+    /// it. Each page's program is done when its transaction is (`cache_program_done`).
+    pub(super) fn issue_cache_programs(&mut self, list: &[CacheProgram]) {
+        let Some(first) = list.first() else { return };
         let now = self.now;
         let ps = self.page_size;
-        let lo = p.sectors.trailing_zeros() as u64;
-        // SSDSim's sub-request moves the sectors its node holds (size(stored)), not their span.
-        // (As a run from the node's first sector: the FTL keeps no map of a page's sectors, so
-        // only their count matters.)
-        let hi = if self.cache.as_ref().unwrap().sectors.is_some() { lo + p.sectors.count_ones() as u64 } else { 64 - p.sectors.leading_zeros() as u64 };
-        let req = Req::internal(now, Origin::CacheProgram, p.lpn as u64 * ps + lo * SECTOR, (hi - lo) * SECTOR);
-        let id = self.reqs.insert(req);
-        let c = self.cache.as_mut().unwrap();
-        if p.evicted {
-            c.counters.programs_evicted += 1;
+        let count_only = self.cache.as_ref().unwrap().sectors.is_some();
+        // (Its extent is nominal: the pages are the programs'.)
+        let id = self.reqs.insert(Req::internal(now, Origin::CacheProgram, first.lpn as u64 * ps, list.len() as u64 * ps));
+        let (mut subs, mut reads) = (0, 0);
+        for &p in list {
+            let lo = p.sectors.trailing_zeros() as u64;
+            // SSDSim's sub-request moves the sectors its node holds (size(stored)), not their
+            // span. (As a run from the node's first sector: the FTL keeps no map of a page's
+            // sectors, so only their count matters.)
+            let hi = if count_only { lo + p.sectors.count_ones() as u64 } else { 64 - p.sectors.leading_zeros() as u64 };
+            if self.wear.grouping.is_some() {
+                // (Each page a request of its own to the pattern miner, as the cache's writes
+                // are not the host's.)
+                self.group_request(true, p.lpn as u64, 1);
+            }
+            let (t, n, r) = self.split_write_page(id, p.lpn, ((hi - lo) * SECTOR) as u32);
+            subs += n;
+            reads += r;
+            let c = self.cache.as_mut().unwrap();
+            if p.evicted {
+                c.counters.programs_evicted += 1;
+            }
+            if c.programs.len() <= t as usize {
+                c.programs.resize(t as usize + 1, None);
+            }
+            c.programs[t as usize] = Some(p);
+            c.in_programs += 1;
         }
-        if c.programs.len() <= id as usize {
-            c.programs.resize(id as usize + 1, None);
-        }
-        c.programs[id as usize] = Some(p);
-        c.in_programs += 1;
-        self.split(id);
+        let r = &mut self.reqs.items[id as usize];
+        (r.subs_left, r.unqueued, r.subs) = (subs, subs, subs - reads);
         self.need_dispatch = true;
     }
 

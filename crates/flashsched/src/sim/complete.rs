@@ -99,8 +99,15 @@ impl Simulator {
             }
             return;
         }
-        if self.cache.is_some() && txn.kind == super::txn::TxnKind::HostRead {
-            self.cache_fill(txn);
+        if self.cache.is_some() {
+            if txn.kind == super::txn::TxnKind::HostRead {
+                self.cache_fill(txn);
+            } else if let Some(p) = self.take_cache_program(t) {
+                // A page of the cache's: its request's count first (the request may end), then
+                // the program's own bookkeeping, which may release waiting writes.
+                self.sub_request_done(txn, mapping);
+                return self.cache_program_done(p);
+            }
         }
         self.sub_request_done(txn, mapping);
     }
@@ -108,6 +115,7 @@ impl Simulator {
     /// A host write whose page counts as written when its data-in ends (`device.write_ack =
     /// "data_in"`, SSDSim): its request sees no program time; the die goes on programming, and
     /// the transaction is freed when the program ends.
+    #[inline(never)]
     pub(super) fn ack_write(&mut self, t: TxnId) {
         let mut txn = *self.txns.get(t);
         match self.reqs.items[txn.req as usize].origin {
@@ -116,7 +124,7 @@ impl Simulator {
                 // The controller's own programs are done when they are programmed (a flush waits
                 // for them, a write-back limit counts them): at the program's end
                 // (`finish_txn`). A host write waiting for one (SSDSim's buffer) is not.
-                return self.cache_program_acked(txn.req);
+                return self.cache_program_acked(t);
             }
             super::Origin::Mapping => return,
         }
@@ -172,8 +180,9 @@ impl Simulator {
         match self.reqs.items[id as usize].origin {
             super::Origin::Host => {}
             super::Origin::CacheProgram => {
+                // (Its pages' programs were each done with their transactions.)
                 self.hil.on_request_done(id);
-                self.cache_request_done(id);
+                self.reqs.remove(id);
                 return;
             }
             // (The device queue never saw it.)

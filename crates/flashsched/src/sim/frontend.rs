@@ -273,51 +273,9 @@ impl Simulator {
                     Op::Write => {
                         // (A program of the cache's: the host's pages were counted when it took them.)
                         self.counters.host_pages_written += u64::from(r.origin == super::Origin::Host);
-                        let plane = {
-                            let (dies, tsu, ftl, requeue, layout) = (&self.flash.dies, &self.tsu, &self.ftl, &self.requeue, &self.layout);
-                            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + requeue.unheld_aside(d, layout) + u32::from(!dies[d as usize].is_idle());
-                            let plane_free = |p: u32| ftl.free_blocks(p);
-                            self.alloc.plane_for_write_with(lpn as u64, || ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free })
-                        };
-                        let die = self.layout.die_of_plane(plane);
-                        let partial = (bytes as u64) < ps;
-                        let old = if (self.rmw || self.update_read) && partial { self.ftl.lookup(lpn) } else { None };
-                        // SSDSim widens a partial overwrite to the whole page (flash.c allocate_location).
-                        let bytes = if old.is_some() && self.update_read { ps as u32 } else { bytes };
-                        let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, bytes, self.now));
-                        subs += 1;
-                        match old {
-                            Some(old) if self.update_read => {
-                                // The update read of the other sectors is queued first, and the
-                                // write right behind it without waiting for it. Where the old page
-                                // shares the write's chip and the chip serves reads first (SSDSim:
-                                // static allocation, its arbitration), the read ends before the
-                                // write's data-in starts; elsewhere it may not. A step of the
-                                // write, not a piece of the request (no slack or stages of its
-                                // own): the request completes when both are done.
-                                let p = self.layout.plane_of(old);
-                                let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - (hi - lo) as u32, self.now));
-                                self.update_reads.insert(r);
-                                self.counters.rmw_reads += 1;
-                                self.push_mapped(r);
-                                self.push_mapped(t);
-                                subs += 1;
-                                rmw_reads += 1;
-                            }
-                            Some(old) => {
-                                // Read-modify-write: read the old page's other sectors first; the
-                                // write goes to the device queue when that read is done.
-                                let p = self.layout.plane_of(old);
-                                let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - bytes, self.now));
-                                self.rmw_waiting.insert(r, t);
-                                self.counters.rmw_reads += 1;
-                                // (Its entry is looked up for the read; the write follows it.)
-                                self.push_mapped(r);
-                                subs += 1;
-                                rmw_reads += 1;
-                            }
-                            _ => self.push_mapped(t),
-                        }
+                        let (_, n, reads) = self.split_write_page(id, lpn, bytes);
+                        subs += n;
+                        rmw_reads += reads;
                     }
                     _ => {
                         if cached {
@@ -345,6 +303,61 @@ impl Simulator {
         } else if subs == 0 {
             self.complete_request(id);
         }
+    }
+
+    /// One page of write request `id`: `bytes` of logical page `lpn`, placed and queued, with the
+    /// read a partial page needs first (`ftl.partial_writes`). Returns the write's transaction,
+    /// the transactions made, and how many of them are reads that are steps of the write.
+    #[inline(always)]
+    pub(super) fn split_write_page(&mut self, id: ReqId, lpn: Lpn, bytes: u32) -> (TxnId, u32, u32) {
+        let ps = self.page_size;
+        let mut subs = 0u32;
+        let mut rmw_reads = 0u32;
+        let plane = {
+            let (dies, tsu, ftl, requeue, layout) = (&self.flash.dies, &self.tsu, &self.ftl, &self.requeue, &self.layout);
+            let die_load = |d: u32| tsu.queued_for_die(d) as u32 + requeue.unheld_aside(d, layout) + u32::from(!dies[d as usize].is_idle());
+            let plane_free = |p: u32| ftl.free_blocks(p);
+            self.alloc.plane_for_write_with(lpn as u64, || ftl::alloc::AllocView { die_load: &die_load, plane_free: &plane_free })
+        };
+        let die = self.layout.die_of_plane(plane);
+        let partial = (bytes as u64) < ps;
+        let old = if (self.rmw || self.update_read) && partial { self.ftl.lookup(lpn) } else { None };
+        // SSDSim widens a partial overwrite to the whole page (flash.c allocate_location).
+        let write_bytes = if old.is_some() && self.update_read { ps as u32 } else { bytes };
+        let t = self.txns.insert(Txn::new(TxnKind::HostWrite, id, lpn, NONE, plane, die, write_bytes, self.now));
+        subs += 1;
+        match old {
+            Some(old) if self.update_read => {
+                // The update read of the other sectors is queued first, and the write right
+                // behind it without waiting for it. Where the old page shares the write's chip
+                // and the chip serves reads first (SSDSim: static allocation, its arbitration),
+                // the read ends before the write's data-in starts; elsewhere it may not. A step
+                // of the write, not a piece of the request (no slack or stages of its own): the
+                // request completes when both are done.
+                let p = self.layout.plane_of(old);
+                let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - bytes, self.now));
+                self.update_reads.insert(r);
+                self.counters.rmw_reads += 1;
+                self.push_mapped(r);
+                self.push_mapped(t);
+                subs += 1;
+                rmw_reads += 1;
+            }
+            Some(old) => {
+                // Read-modify-write: read the old page's other sectors first; the write goes to
+                // the device queue when that read is done.
+                let p = self.layout.plane_of(old);
+                let r = self.txns.insert(Txn::new(TxnKind::HostRead, id, lpn, old, p, self.layout.die_of_plane(p), ps as u32 - bytes, self.now));
+                self.rmw_waiting.insert(r, t);
+                self.counters.rmw_reads += 1;
+                // (Its entry is looked up for the read; the write follows it.)
+                self.push_mapped(r);
+                subs += 1;
+                rmw_reads += 1;
+            }
+            _ => self.push_mapped(t),
+        }
+        (t, subs, rmw_reads)
     }
 
     #[inline(always)]
