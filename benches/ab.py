@@ -9,11 +9,11 @@ bench8x8 --no-run` prints the path; copy it before rebuilding). For the old buil
 `git worktree add /tmp/old <commit>` and `CARGO_TARGET_DIR=/tmp/old/target cargo bench --no-run`
 there.
 
-`same` runs both on eighteen configurations that exercise every policy slot (the default, VIOS, the
+`same` runs both on twenty configurations that exercise every policy slot (the default, VIOS, the
 heaviest combination, Slacker with suspension, dynamic allocation, Pattern with RBWL, multi-plane,
 PASS, `compat=mqsim`, `compat=ssdsim`, PIQ with held requests, a preconditioned GC run, FCFS with
 suspension and GC, FCFS with RR/WR's idle-time re-programs, the data cache with the mapping table,
-flashsched's and MQSim's) and
+flashsched's and MQSim's, VIOS with the data cache, SSDSim's buffer under `compat=ssdsim`) and
 compares their JSON without the wall-clock fields (the benchmark's `FLASHSCHED_BENCH_JSON`).
 Exit status 1 if any differs. `--added ssd.some_field` (repeatable) accepts an output field that
 only the new build writes (a change that adds one), printing its values.
@@ -127,7 +127,7 @@ def main() -> int:
             sys.exit(f"{b}: not an executable benchmark binary")
     if a.what == "same":
         if a.sets:
-            sys.exit("same: overrides are not taken (it runs its own eighteen configurations)")
+            sys.exit("same: overrides are not taken (it runs its own twenty configurations)")
         return same(a.old, a.new, frozenset(a.added), a.only or None)
     return speed(a.old, a.new, a.rounds, a.sets)
 

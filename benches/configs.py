@@ -1,4 +1,4 @@
-"""The eighteen configurations that exercise every policy slot on the reference drive (`bench8x8`):
+"""The twenty configurations that exercise every policy slot on the reference drive (`bench8x8`):
 `benches/ab.py same` compares two builds' results on them, and `tools/pgo.py` trains the
 profile-guided build on them. key=value overrides, as `--set` takes them.
 """
@@ -49,4 +49,6 @@ CONFIGS: dict[str, list[str]] = {
     # The controller's DRAM: data cache and cached mapping table, flashsched's and MQSim's.
     "caches": ["cache.mode=write", "ftl.mapping_cache.capacity=256KiB"],
     "mqsim_caches": ["compat=mqsim", "cache.mode=write", "cache.capacity=2MiB", "ftl.mapping_cache.capacity=16KiB"],
+    "vios_cache": ["hil.scheduler=vios", "cache.mode=write", "cache.capacity=2MiB"],
+    "ssdsim_buffer": ["compat=ssdsim", "cache.mode=ssdsim", "cache.capacity=2MiB"],
 }

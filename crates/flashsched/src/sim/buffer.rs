@@ -56,16 +56,16 @@ impl Simulator {
             return;
         }
         self.reqs.items[id as usize].subs_left = out.len() as u32;
-        let progs: Vec<_> = out
-            .into_iter()
-            .map(|d| {
-                c.in_flight += d.sectors.count_ones() as u64;
-                let mut p = c.program(d.lpn, d.sectors, 0, true);
-                p.host = id;
-                p
-            })
-            .collect();
+        let mut progs = c.list();
+        for d in out {
+            c.in_flight += d.sectors.count_ones() as u64;
+            let mut p = c.program(d.lpn, d.sectors, 0, true);
+            p.host = id;
+            progs.push(p);
+        }
         self.issue_cache_programs(&progs);
+        progs.clear();
+        self.cache.as_mut().unwrap().spare.push(progs);
     }
 
     /// A flush request with SSDSim's buffer (SSDSim has none [INFER]: every node is written back
@@ -81,14 +81,14 @@ impl Simulator {
         c.counters.programs_flush += out.len() as u64;
         self.reqs.items[id as usize].subs_left = 1;
         // (Not `evicted`: no slot of the page cache to clean when they end.)
-        let progs: Vec<_> = out
-            .into_iter()
-            .map(|d| {
-                c.in_flight += d.sectors.count_ones() as u64;
-                c.program(d.lpn, d.sectors, 0, false)
-            })
-            .collect();
+        let mut progs = c.list();
+        for d in out {
+            c.in_flight += d.sectors.count_ones() as u64;
+            progs.push(c.program(d.lpn, d.sectors, 0, false));
+        }
         self.issue_cache_programs(&progs);
+        progs.clear();
+        self.cache.as_mut().unwrap().spare.push(progs);
         let c = self.cache.as_mut().unwrap();
         if c.pending() == 0 {
             self.cache_sub_done(id);

@@ -130,7 +130,7 @@ pub(super) struct Cache {
     /// By host request: when the cache took it (its `cache` stage starts).
     started: Vec<Time>,
     /// Emptied lists of programs, for reuse (a write evicting pages makes one each time).
-    spare: Vec<Vec<CacheProgram>>,
+    pub spare: Vec<Vec<CacheProgram>>,
     pub counters: CacheCounters,
     pub snapshot: CacheCounters,
 }
@@ -175,7 +175,7 @@ impl Cache {
     }
 
     /// An empty list of programs.
-    fn list(&mut self) -> Vec<CacheProgram> {
+    pub fn list(&mut self) -> Vec<CacheProgram> {
         self.spare.pop().unwrap_or_default()
     }
 
@@ -548,7 +548,7 @@ impl Simulator {
         let now = self.now;
         let ps = self.page_size;
         let count_only = self.cache.as_ref().unwrap().sectors.is_some();
-        // (Its extent is nominal: the pages are the programs'.)
+        // (Its extent is nominal, and nothing reads it: the pages are the programs'.)
         let id = self.reqs.insert(Req::internal(now, Origin::CacheProgram, first.lpn as u64 * ps, list.len() as u64 * ps));
         let (mut subs, mut reads) = (0, 0);
         for &p in list {
