@@ -106,10 +106,9 @@ impl DataCache {
 
     fn put(&mut self, lpn: Lpn, sectors: u64, state: SlotState, version: u32) -> Insert {
         use std::collections::hash_map::Entry;
-        // The slot a new page would take, chosen before the lookup so that a miss (nearly every
-        // write of a large working set) costs one lookup and, when full, one removal.
-        let full = self.free.is_empty() && self.slots.len() as u32 >= self.capacity;
-        let victim = if full { Some(self.policy.victim(&|_| true).expect("a full cache has a page to evict")) } else { None };
+        // A miss (nearly every write of a large working set) costs one lookup and, when the cache
+        // is full, one removal.
+        let mut evicting = false;
         let s = match self.map.entry(lpn) {
             Entry::Occupied(o) => {
                 let s = *o.get();
@@ -125,22 +124,23 @@ impl DataCache {
                 return Insert::Hit;
             }
             Entry::Vacant(v) => {
-                let s = match victim {
+                let s = match self.free.pop() {
                     Some(s) => s,
-                    None => match self.free.pop() {
-                        Some(s) => s,
-                        None => {
-                            self.slots.push(Slot { lpn, sectors: 0, state: SlotState::Clean, version: 0 });
-                            self.slots.len() as u32 - 1
-                        }
-                    },
+                    None if (self.slots.len() as u32) < self.capacity => {
+                        self.slots.push(Slot { lpn, sectors: 0, state: SlotState::Clean, version: 0 });
+                        self.slots.len() as u32 - 1
+                    }
+                    None => {
+                        evicting = true;
+                        self.policy.victim(&|_| true).expect("a full cache has a page to evict")
+                    }
                 };
                 v.insert(s);
                 s
             }
         };
         let mut out = Insert::Placed;
-        if victim.is_some() {
+        if evicting {
             let old = self.slots[s as usize];
             self.map.remove(&old.lpn);
             self.policy.removed(s);

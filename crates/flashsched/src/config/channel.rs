@@ -40,14 +40,10 @@ pub(super) fn check_arbitration(r: &ResolvedMap, tsu: &str, err: &mut impl FnMut
 
 #[cfg(test)]
 mod tests {
-    use crate::config::{Options, Settings};
-
+    /// The configuration problems of the `tiny` preset with `sets`, as one message ("" if none).
     fn problems(sets: &[&str]) -> String {
-        let mut o = Options::from_preset("tiny").unwrap();
-        for s in sets {
-            o.set(s).unwrap();
-        }
-        Settings::from_options(&o).err().map(|e| e.to_string()).unwrap_or_default()
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        crate::config::load(Some("tiny"), None, &sets).err().map(|e| e.to_string()).unwrap_or_default()
     }
 
     #[test]

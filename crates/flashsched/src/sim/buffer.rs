@@ -31,7 +31,7 @@ impl Simulator {
         let first = self.page_of(r.dev_offset);
         let last = self.page_of(r.dev_offset + r.dev_len - 1);
         let mut out: Vec<Departed> = Vec::new();
-        let mut lpn = self.fold_lpn(first) as u64;
+        let mut lpn = self.fold_lpn(first);
         for page in first..=last {
             let sectors = self.page_sectors(&r, page);
             let c = self.cache.as_mut().unwrap();
@@ -39,10 +39,7 @@ impl Simulator {
             if c.sectors.as_mut().unwrap().write(lpn as u32, sectors, &mut out) {
                 c.counters.write_hits += 1;
             }
-            lpn += 1;
-            if lpn >= self.logical_pages {
-                lpn -= self.logical_pages;
-            }
+            lpn = self.wrap_lpn(lpn + 1);
         }
         self.counters.host_pages_written += last - first + 1;
         let c = self.cache.as_mut().unwrap();
@@ -89,12 +86,7 @@ impl Simulator {
         self.issue_cache_programs(&progs);
         progs.clear();
         self.cache.as_mut().unwrap().spare.push(progs);
-        let c = self.cache.as_mut().unwrap();
-        if c.pending() == 0 {
-            self.cache_sub_done(id);
-        } else {
-            c.flushes.push((id, c.next_seq - 1));
-        }
+        self.cache_flush_wait(id);
     }
 
     /// The data-in of cache program transaction `t` ended (`device.write_ack = "data_in"`): a

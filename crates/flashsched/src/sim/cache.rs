@@ -125,8 +125,8 @@ pub(super) struct Cache {
     /// waiting, with the last sequence number issued before them.
     done: VecDeque<bool>,
     done_below: u64,
-    pub next_seq: u64,
-    pub flushes: Vec<(ReqId, u64)>,
+    next_seq: u64,
+    flushes: Vec<(ReqId, u64)>,
     /// By host request: when the cache took it (its `cache` stage starts).
     started: Vec<Time>,
     /// Emptied lists of programs, for reuse (a write evicting pages makes one each time).
@@ -270,11 +270,6 @@ impl Cache {
             ));
         }
         Ok(())
-    }
-
-    /// Programs issued and not yet done.
-    pub fn pending(&self) -> usize {
-        self.done.len()
     }
 
     /// Memory the cache's bookkeeping holds, bytes.
@@ -685,10 +680,16 @@ impl Simulator {
             let job = c.jobs.insert(DramJob::Programs(progs));
             self.events.push(end, Ev::CacheDram(job));
         }
+        self.cache_flush_wait(id);
+    }
+
+    /// Flush request `id` completes once every cache program issued so far (its own included)
+    /// is done: now, if none is pending.
+    pub(super) fn cache_flush_wait(&mut self, id: ReqId) {
+        let c = self.cache.as_mut().unwrap();
         if c.done.is_empty() {
             self.cache_sub_done(id);
         } else {
-            // Every program issued so far, this flush's own included.
             c.flushes.push((id, c.next_seq - 1));
         }
     }

@@ -87,7 +87,7 @@ impl Simulator {
     /// "modulo"`; a request's first page is folded by one division, the following ones by this
     /// comparison).
     #[inline]
-    fn wrap_lpn(&self, lpn: u64) -> u64 {
+    pub(super) fn wrap_lpn(&self, lpn: u64) -> u64 {
         if lpn >= self.logical_pages { lpn - self.logical_pages } else { lpn }
     }
 
@@ -187,8 +187,10 @@ impl Simulator {
     /// Split a request into page-sized transactions and hand them to the device queue.
     pub(super) fn split(&mut self, id: ReqId) {
         let r = self.reqs.items[id as usize];
+        // (Only the host's requests are split: the controller's own make their transactions.)
+        debug_assert_eq!(r.origin, super::Origin::Host);
         // The data cache takes host writes and flushes whole, and serves what it holds of reads.
-        let cached = self.cache.is_some() && r.origin == super::Origin::Host;
+        let cached = self.cache.is_some();
         if cached && r.dev_len > 0 && r.op == Op::Write {
             self.cache_write(id);
             return;
@@ -271,8 +273,7 @@ impl Simulator {
                         self.push_mapped(t);
                     }
                     Op::Write => {
-                        // (A program of the cache's: the host's pages were counted when it took them.)
-                        self.counters.host_pages_written += u64::from(r.origin == super::Origin::Host);
+                        self.counters.host_pages_written += 1;
                         let (_, n, reads) = self.split_write_page(id, lpn, bytes);
                         subs += n;
                         rmw_reads += reads;
